@@ -1,0 +1,64 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// sheetd: bottom-sheet physics served over HTTP.
+/// Graph: sheetd → SheetService → {MicroHTTP → CMicroHTTPD, SheetPhysics}. No back edges.
+let package = Package(
+    name: "sheetd",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "sheetd", targets: ["sheetd"]),
+        .library(name: "SheetPhysics", targets: ["SheetPhysics"]),
+        .library(name: "MicroHTTP", targets: ["MicroHTTP"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    ],
+    targets: [
+        // The only C in the project: libmicrohttpd through pkg-config.
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD"]),
+        // Pure physics: no Foundation, no clock, no I/O.
+        .target(name: "SheetPhysics"),
+        .target(
+            name: "SheetService",
+            dependencies: [
+                "MicroHTTP",
+                "SheetPhysics",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            resources: [.copy("Resources")]
+        ),
+        .executableTarget(
+            name: "sheetd",
+            dependencies: [
+                "SheetService",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Release-build micro-benchmarks of the engine (not a test: figures go to docs/PERFORMANCE.md).
+        .executableTarget(name: "sheet-bench", dependencies: ["SheetPhysics", "SheetService"]),
+        .testTarget(name: "SheetPhysicsTests", dependencies: ["SheetPhysics"]),
+        .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP"]),
+        .testTarget(
+            name: "SheetServiceTests",
+            dependencies: [
+                "SheetService",
+                "SheetPhysics",
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
