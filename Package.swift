@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
@@ -26,8 +27,11 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
         .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD"]),
-        // Pure physics: no Foundation, no clock, no I/O.
-        .target(name: "SheetPhysics"),
+        // Pure physics: no Foundation, no clock, no I/O. RealModule gives exp/sin/cos without libc.
+        .target(
+            name: "SheetPhysics",
+            dependencies: [.product(name: "RealModule", package: "swift-numerics")]
+        ),
         .target(
             name: "SheetService",
             dependencies: [

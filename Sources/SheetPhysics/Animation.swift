@@ -1,0 +1,188 @@
+/// How an animation moves the card from `from` to `to`.
+public enum AnimationCurve: Sendable, Hashable {
+    /// A timed bezier curve: p(t) = bezier(t / T).
+    case timed(TimingCurve)
+    /// UIKit's `animate(withDuration:usingSpringWithDamping:initialSpringVelocity:)`: an
+    /// oscillator on the normalized displacement with ω₀ = ln(1000) / (ζ·T) and ẋ(0) = −v.
+    case durationSpring(dampingRatio: Double, initialVelocity: Double)
+    /// The physical spring of `fluid`: mass 1, stiffness (2π/response)², damping
+    /// 4π·ζ/response, starting with `velocity` (points per second).
+    case spring(response: Double, dampingRatio: Double, velocity: Double)
+
+    /// The public curve name (`easeIn`, `durationSpring`, `spring`).
+    public var name: String {
+        switch self {
+        case let .timed(c): c.name.rawValue
+        case .durationSpring: "durationSpring"
+        case .spring: "spring"
+        }
+    }
+}
+
+/// How the dimmer moves during an animation.
+public enum AlphaRule: String, Sendable, Hashable {
+    /// UIKit animates both in one animator: alpha = fromAlpha + (toAlpha − fromAlpha)·clamp(p, 0, 1).
+    case interpolate
+    /// Alpha follows the preset's position rule at every instant (overshoot included).
+    case position
+}
+
+/// The card and dimmer at one instant of an animation.
+public struct AnimationSample: Sendable, Hashable {
+    /// Seconds since the animation started.
+    public var t: Double
+    public var constant: Double
+    public var dimmerAlpha: Double
+    public var progress: Double
+    /// d(constant)/dt in points per second.
+    public var velocity: Double
+}
+
+/// One animation of a session: a closed form from `from` to `to` that any client can sample.
+public struct Animation: Sendable, Hashable {
+    /// The animation's number, strictly increasing within its session.
+    public let id: Int
+    public let curve: AnimationCurve
+    public let from: Double
+    public let to: Double
+    /// T: at t ≥ T the card is exactly at `to`. Seconds.
+    public let duration: Double
+    public let fromAlpha: Double
+    public let toAlpha: Double
+    public let alphaRule: AlphaRule
+    /// When it started, on the session's clock (seconds).
+    public let startTime: Double
+    /// The detent it ends at.
+    public let detent: Detent
+    /// Whether it ends with the card hidden.
+    public var dismiss: Bool { detent.isHidden }
+
+    // What sampling needs from the session's model, so an animation samples on its own.
+    let dimmer: DimmerCurve
+    let progressScale: ProgressScale
+    private let oscillator: DampedOscillator?
+
+    init(
+        id: Int, curve: AnimationCurve, from: Double, to: Double, duration: Double,
+        fromAlpha: Double, toAlpha: Double, alphaRule: AlphaRule, startTime: Double,
+        detent: Detent, dimmer: DimmerCurve, progressScale: ProgressScale
+    ) {
+        self.id = id
+        self.curve = curve
+        self.from = from
+        self.to = to
+        self.fromAlpha = fromAlpha
+        self.toAlpha = toAlpha
+        self.alphaRule = alphaRule
+        self.startTime = startTime
+        self.detent = detent
+        self.dimmer = dimmer
+        self.progressScale = progressScale
+        switch curve {
+        case .timed:
+            oscillator = nil
+            self.duration = duration
+        case let .durationSpring(zeta, v):
+            oscillator = DampedOscillator(
+                omega: Math.ln1000 / (zeta * duration), dampingRatio: zeta, x0: 1, v0: -v)
+            self.duration = duration
+        case let .spring(response, zeta, velocity):
+            let osc = DampedOscillator(
+                omega: Math.twoPi / response, dampingRatio: zeta, x0: from - to, v0: velocity)
+            oscillator = osc
+            self.duration = Animation.settleTime(of: osc)
+        }
+    }
+
+    /// The end of the animation on the session's clock.
+    public var endTime: Double { startTime + duration }
+
+    /// The card at `elapsed` seconds after the start (clamped to [0, T]; exactly `to` at T).
+    public func sample(elapsed: Double) -> AnimationSample {
+        let t = min(max(elapsed, 0), duration)
+        var constant: Double
+        var velocity: Double
+        var p: Double  // the animation's own progress, 0 at from and 1 at to
+        if t >= duration {
+            constant = to
+            velocity = 0
+            p = 1
+        } else {
+            switch curve {
+            case let .timed(c):
+                let x = t / duration
+                p = c.progress(at: x)
+                constant = from + (to - from) * p
+                velocity = (to - from) * c.progressSlope(at: x) / duration
+            case .durationSpring:
+                let s = oscillator.unsafelyUnwrapped.state(at: t)
+                p = 1 - s.x
+                constant = from + (to - from) * p
+                velocity = -(to - from) * s.v
+            case .spring:
+                let s = oscillator.unsafelyUnwrapped.state(at: t)
+                constant = to + s.x
+                velocity = s.v
+                p = from == to ? 1 : (constant - from) / (to - from)
+            }
+        }
+        let alpha: Double
+        switch alphaRule {
+        case .interpolate: alpha = fromAlpha + (toAlpha - fromAlpha) * min(max(p, 0), 1)
+        case .position: alpha = dimmer.alpha(at: constant)
+        }
+        return AnimationSample(
+            t: t, constant: constant, dimmerAlpha: alpha, progress: progressScale.progress(of: constant),
+            velocity: velocity)
+    }
+
+    /// The card at `time` on the session's clock.
+    public func sample(at time: Double) -> AnimationSample { sample(elapsed: time - startTime) }
+
+    /// n + 1 frames at `fps`: n = ceil(T·fps), at least 1 (T·fps within 1e-9 of an integer counts
+    /// as that integer, so 0.3 s at 30 fps is 9 intervals, not 10 by rounding error).
+    public func frameCount(fps: Int) -> Int {
+        let exact = duration * Double(fps)
+        let n = (exact - 1e-9).rounded(.up)
+        return max(1, Int(n)) + 1
+    }
+
+    /// Time of frame `index` since the start: min(k / fps, T).
+    public func frameTime(_ index: Int, fps: Int) -> Double {
+        min(Double(index) / Double(fps), duration)
+    }
+
+    /// Frame `index` at `fps`; the last frame is exactly the target.
+    public func frame(_ index: Int, fps: Int) -> AnimationSample {
+        sample(elapsed: frameTime(index, fps: fps))
+    }
+
+    /// Every frame at `fps`.
+    public func frames(fps: Int) -> [AnimationSample] {
+        (0..<frameCount(fps: fps)).map { frame($0, fps: fps) }
+    }
+
+    /// The physical spring settles at the first multiple of 1 ms where |x| ≤ 0.25 pt and
+    /// |v| ≤ 5 pt/s (0 if it starts settled). Scanned with a cheap recurrence and confirmed with
+    /// the closed form; capped at 60 s for springs too weak to settle sooner.
+    static func settleTime(of osc: DampedOscillator) -> Double {
+        func settled(_ s: (x: Double, v: Double)) -> Bool { abs(s.x) <= 0.25 && abs(s.v) <= 5 }
+        let cap = 60_000
+        var k = 0
+        while k < cap {
+            if settled(osc.state(at: Double(k) / 1000)) { return Double(k) / 1000 }
+            k += 1
+        }
+        return Double(cap) / 1000
+    }
+}
+
+/// progress = how open the card is: 0 at `low` (hidden, or the lowest detent), 1 at `top`.
+struct ProgressScale: Sendable, Hashable {
+    let low: Double
+    let top: Double
+
+    @inline(__always) func progress(of constant: Double) -> Double {
+        low == top ? 1 : (low - constant) / (low - top)
+    }
+}
