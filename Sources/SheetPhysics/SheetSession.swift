@@ -149,8 +149,9 @@ struct VelocitySamples: Sendable {
     private var translations: [Double] = []
     private var head = 0
 
-    /// The least-squares window, seconds.
-    static let window = 0.1
+    /// The least-squares window, seconds, with 1 ns of slack so that a sample exactly 0.1 s before
+    /// `ended` counts even when the subtraction rounds (0.55 − 0.1 = 0.45000000000000007).
+    static let window = 0.1 + 1e-9
 
     mutating func append(time: Double, translation: Double) {
         // Samples older than the newest minus the window can never be inside an `ended` window,
