@@ -39,7 +39,9 @@ public struct AnimationSample: Sendable, Hashable {
 }
 
 /// One animation of a session: a closed form from `from` to `to` that any client can sample.
-public struct Animation: Sendable, Hashable {
+/// Immutable and shared by reference (results, snapshots and streams hold the same one), so
+/// passing it around copies a pointer, not 200 bytes.
+public final class Animation: Sendable, Hashable {
     /// The animation's number, strictly increasing within its session.
     public let id: Int
     public let curve: AnimationCurve
@@ -94,6 +96,20 @@ public struct Animation: Sendable, Hashable {
         }
     }
 
+    /// Animations are equal when they describe the same motion.
+    public static func == (a: Animation, b: Animation) -> Bool {
+        a === b
+            || (a.id == b.id && a.curve == b.curve && a.from == b.from && a.to == b.to && a.duration == b.duration
+                && a.startTime == b.startTime && a.detent == b.detent && a.fromAlpha == b.fromAlpha
+                && a.toAlpha == b.toAlpha && a.alphaRule == b.alphaRule)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(startTime)
+        hasher.combine(to)
+    }
+
     /// The end of the animation on the session's clock.
     public var endTime: Double { startTime + duration }
 
@@ -111,9 +127,10 @@ public struct Animation: Sendable, Hashable {
             switch curve {
             case let .timed(c):
                 let x = t / duration
-                p = c.progress(at: x)
+                let (progress, slope) = c.progressAndSlope(at: x)
+                p = progress
                 constant = from + (to - from) * p
-                velocity = (to - from) * c.progressSlope(at: x) / duration
+                velocity = (to - from) * slope / duration
             case .durationSpring:
                 let s = oscillator.unsafelyUnwrapped.state(at: t)
                 p = 1 - s.x
@@ -166,14 +183,8 @@ public struct Animation: Sendable, Hashable {
     /// |v| ≤ 5 pt/s (0 if it starts settled). Scanned with a cheap recurrence and confirmed with
     /// the closed form; capped at 60 s for springs too weak to settle sooner.
     static func settleTime(of osc: DampedOscillator) -> Double {
-        func settled(_ s: (x: Double, v: Double)) -> Bool { abs(s.x) <= 0.25 && abs(s.v) <= 5 }
-        let cap = 60_000
-        var k = 0
-        while k < cap {
-            if settled(osc.state(at: Double(k) / 1000)) { return Double(k) / 1000 }
-            k += 1
-        }
-        return Double(cap) / 1000
+        let k = osc.firstMillisecond(within: 0.25, speed: 5, limit: 60_000)
+        return Double(k) / 1000
     }
 }
 

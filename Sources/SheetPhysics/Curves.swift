@@ -60,15 +60,31 @@ public struct TimingCurve: Sendable, Hashable {
 
     /// The curve's progress at time fraction `x` ∈ [0, 1] (clamped): solves x(s) = x to 1e-12,
     /// far inside PHYSICS.md's 1e-7, with Newton steps guarded by bisection.
-    public func progress(at x: Double) -> Double {
-        if x <= 0 { return 0 }
-        if x >= 1 { return 1 }
-        if x1 == y1 && x2 == y2 { return x }  // linear: the identity
+    public func progress(at x: Double) -> Double { progressAndSlope(at: x).progress }
+
+    /// Progress at `x` and its derivative d(progress)/d(time fraction), from one solve.
+    public func progressAndSlope(at x: Double) -> (progress: Double, slope: Double) {
+        if x1 == y1 && x2 == y2 { return (min(max(x, 0), 1), 1) }  // linear: the identity
+        let s: Double
+        if x <= 0 {
+            s = 0
+        } else if x >= 1 {
+            s = 1
+        } else {
+            s = solve(x)
+        }
+        let dx = Self.slope(s, x1, x2)
+        let progress = s == 0 ? 0 : (s == 1 ? 1 : Self.cubic(s, y1, y2))
+        return (progress, dx == 0 ? 0 : Self.slope(s, y1, y2) / dx)
+    }
+
+    /// The curve parameter s with x(s) = x, for 0 < x < 1.
+    private func solve(_ x: Double) -> Double {
+        // Newton from s = x converges in a few steps wherever the slope is not tiny.
         var s = x
-        // Newton from s = x: converges in a few steps wherever the slope is not tiny.
         for _ in 0..<8 {
             let err = Self.cubic(s, x1, x2) - x
-            if abs(err) < 1e-12 { return Self.cubic(s, y1, y2) }
+            if abs(err) < 1e-12 { return s }
             let d = Self.slope(s, x1, x2)
             if abs(d) < 1e-9 { break }
             s -= err / d
@@ -83,39 +99,7 @@ public struct TimingCurve: Sendable, Hashable {
             if v < x { lo = s } else { hi = s }
             s = (lo + hi) / 2
         }
-        return Self.cubic(s, y1, y2)
-    }
-
-    /// d(progress)/d(time fraction) at `x`, for the card's velocity.
-    public func progressSlope(at x: Double) -> Double {
-        if x1 == y1 && x2 == y2 { return 1 }
-        if x <= 0 || x >= 1 {
-            let s = x <= 0 ? 0.0 : 1.0
-            let dx = Self.slope(s, x1, x2)
-            return dx == 0 ? 0 : Self.slope(s, y1, y2) / dx
-        }
-        // Recover s the same way progress(at:) does.
-        var lo = 0.0
-        var hi = 1.0
-        var s = x
-        for _ in 0..<8 {
-            let err = Self.cubic(s, x1, x2) - x
-            if abs(err) < 1e-12 { break }
-            let d = Self.slope(s, x1, x2)
-            if abs(d) < 1e-9 { break }
-            s -= err / d
-        }
-        if abs(Self.cubic(s, x1, x2) - x) >= 1e-12 {
-            s = x
-            for _ in 0..<64 {
-                let v = Self.cubic(s, x1, x2)
-                if abs(v - x) < 1e-12 { break }
-                if v < x { lo = s } else { hi = s }
-                s = (lo + hi) / 2
-            }
-        }
-        let dx = Self.slope(s, x1, x2)
-        return dx == 0 ? 0 : Self.slope(s, y1, y2) / dx
+        return s
     }
 }
 
@@ -163,6 +147,65 @@ public struct DampedOscillator: Sendable, Hashable {
             let c1 = (v0 - r2 * x0) / (r1 - r2)
             regime = .over(r1: r1, r2: r2, c1: c1, c2: x0 - c1)
         }
+    }
+
+    /// The first whole millisecond k (≤ `limit`) at which |x| ≤ `within` and |v| ≤ `speed`.
+    /// Scans with a recurrence (one multiply per exponential per step instead of exp/sin/cos),
+    /// then confirms the answer with the closed form, so it agrees with `state(at:)` exactly.
+    public func firstMillisecond(within: Double, speed: Double, limit: Int) -> Int {
+        func settled(_ k: Int) -> Bool {
+            let s = state(at: Double(k) / 1000)
+            return abs(s.x) <= within && abs(s.v) <= speed
+        }
+        let dt = 0.001
+        var k = 0
+        switch regime {
+        case let .under(decay, wd, a, b):
+            let q = Math.exp(-decay * dt)
+            let cd = Math.cos(wd * dt)
+            let sd = Math.sin(wd * dt)
+            var e = 1.0
+            var c = 1.0
+            var s = 0.0
+            while k < limit {
+                let x = e * (a * c + b * s)
+                let v = e * ((b * wd - decay * a) * c - (a * wd + decay * b) * s)
+                if abs(x) <= within && abs(v) <= speed { break }
+                e *= q
+                (c, s) = (c * cd - s * sd, s * cd + c * sd)
+                k += 1
+            }
+        case let .critical(w, a, b):
+            let q = Math.exp(-w * dt)
+            var e = 1.0
+            while k < limit {
+                let t = Double(k) * dt
+                let x = e * (a + b * t)
+                let v = e * (b - w * (a + b * t))
+                if abs(x) <= within && abs(v) <= speed { break }
+                e *= q
+                k += 1
+            }
+        case let .over(r1, r2, c1, c2):
+            let q1 = Math.exp(r1 * dt)
+            let q2 = Math.exp(r2 * dt)
+            var e1 = 1.0
+            var e2 = 1.0
+            while k < limit {
+                let x = c1 * e1 + c2 * e2
+                let v = c1 * r1 * e1 + c2 * r2 * e2
+                if abs(x) <= within && abs(v) <= speed { break }
+                e1 *= q1
+                e2 *= q2
+                k += 1
+            }
+        }
+        if k >= limit { return limit }
+        // The recurrence drifts by ~1e-12 relative over 60,000 steps: settle borderline cases with
+        // the closed form, walking back or forward to the first millisecond it agrees on.
+        while k > 0 && settled(k - 1) { k -= 1 }
+        while k < limit && !settled(k) { k += 1 }
+        return k
     }
 
     /// Displacement and velocity at time `t` ≥ 0.

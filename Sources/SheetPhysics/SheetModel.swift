@@ -293,6 +293,11 @@ public final class SheetModel: Sendable {
             alphaRule: .position)
     }
 
+    /// The position of `detent` in `detents` (detents are compared by name, which is unique).
+    func index(of detent: Detent) -> Int {
+        detents.firstIndex { $0.name == detent.name } ?? 0
+    }
+
     /// The detent named `name`, if the preset has it.
     public func detent(named name: String) -> Detent? { detents.first { $0.name == name } }
 

@@ -130,8 +130,8 @@ struct Drag: Sendable {
     var start: Double
     /// The translation at which the current segment started (re-based on scroll → sheet).
     var base: Double
-    /// The detent a cancel returns to.
-    var origin: Detent
+    /// The detent a cancel returns to (an index into the model's detents: keeps Drag plain data).
+    var origin: Int
     /// The card's constant now.
     var constant: Double
     /// The translation of the previous event of this drag.
@@ -140,7 +140,6 @@ struct Drag: Sendable {
     var canScroll: Bool
     /// fluid: who took the last `changed`.
     var consumer: Consumer
-    var samples: VelocitySamples
 }
 
 /// The (time, translation) samples of a drag's `changed` events, kept for 0.1 s behind the newest.
@@ -152,6 +151,13 @@ struct VelocitySamples: Sendable {
     /// The least-squares window, seconds, with 1 ns of slack so that a sample exactly 0.1 s before
     /// `ended` counts even when the subtraction rounds (0.55 − 0.1 = 0.45000000000000007).
     static let window = 0.1 + 1e-9
+
+    /// Forgets every sample, keeping the storage for the next drag.
+    mutating func reset() {
+        times.removeAll(keepingCapacity: true)
+        translations.removeAll(keepingCapacity: true)
+        head = 0
+    }
 
     mutating func append(time: Double, translation: Double) {
         // Samples older than the newest minus the window can never be inside an `ended` window,
@@ -208,12 +214,15 @@ public struct SheetSession: Sendable {
 
     enum Phase: Sendable {
         case hidden
-        case resting(Detent)
+        /// At rest at `model.detents[index]`.
+        case resting(Int)
         case dragging(Drag)
         case animating(Animation)
     }
 
     private(set) var phase: Phase
+    /// The current drag's velocity samples, kept outside `phase` so appending never copies them.
+    private var samples = VelocitySamples()
     /// The number of the last animation started (0: none yet).
     public private(set) var animationCount = 0
     /// The time of the last accepted event.
@@ -229,9 +238,9 @@ public struct SheetSession: Sendable {
             guard let d = model.detent(named: name) else {
                 throw .unknownDetent(field: "initialDetent", name: name, known: model.detents.map(\.name))
             }
-            phase = d.isHidden ? .hidden : .resting(d)
+            phase = d.isHidden ? .hidden : .resting(model.index(of: d))
         } else if model.preset == .swipeCell {
-            phase = .resting(model.dismissTarget)
+            phase = .resting(model.index(of: model.dismissTarget))
         } else {
             phase = .hidden
         }
@@ -248,7 +257,8 @@ public struct SheetSession: Sendable {
             return SheetSnapshot(
                 state: .hidden, detent: model.detents.last(where: \.isHidden), constant: c,
                 dimmerAlpha: model.alpha(at: c), progress: model.progress(at: c), velocity: 0, animation: nil, time: time)
-        case let .resting(d):
+        case let .resting(i):
+            let d = model.detents[i]
             return SheetSnapshot(
                 state: .resting, detent: d, constant: d.constant, dimmerAlpha: model.alpha(at: d.constant),
                 progress: model.progress(at: d.constant), velocity: 0, animation: nil, time: time)
@@ -285,7 +295,7 @@ public struct SheetSession: Sendable {
     /// An animation that has run its course becomes the state it ends in.
     private mutating func settle(at time: Double) {
         if case let .animating(a) = phase, time >= a.endTime {
-            phase = a.dismiss ? .hidden : .resting(a.detent)
+            phase = a.dismiss ? .hidden : .resting(model.index(of: a.detent))
         }
     }
 
@@ -327,25 +337,27 @@ public struct SheetSession: Sendable {
         switch phase {
         case .hidden:
             return conflict(.hidden, at: time)
-        case let .resting(d):
+        case let .resting(i):
+            let d = model.detents[i]
             drag = Drag(
-                start: d.constant, base: translation, origin: d, constant: d.constant, lastTranslation: translation,
-                canScroll: d.constant == model.detents[0].constant, consumer: .sheet, samples: VelocitySamples())
+                start: d.constant, base: translation, origin: i, constant: d.constant, lastTranslation: translation,
+                canScroll: d.constant == model.detents[0].constant, consumer: .sheet)
         case let .animating(a):
             // Catch the card where it is on screen; a cancel goes to where it was heading.
             let c = a.sample(at: time).constant
             interrupted = a
             drag = Drag(
-                start: c, base: translation, origin: a.detent, constant: c, lastTranslation: translation,
-                canScroll: false, consumer: .sheet, samples: VelocitySamples())
+                start: c, base: translation, origin: model.index(of: a.detent), constant: c, lastTranslation: translation,
+                canScroll: false, consumer: .sheet)
         case let .dragging(old):
             // A second began (a lost `ended`): the drag restarts where the card is, same origin.
             drag = Drag(
                 start: old.constant, base: translation, origin: old.origin, constant: old.constant,
-                lastTranslation: translation, canScroll: old.canScroll, consumer: .sheet, samples: VelocitySamples())
+                lastTranslation: translation, canScroll: old.canScroll, consumer: .sheet)
         }
         lastTime = time
         finishedDrag = false
+        samples.reset()
         phase = .dragging(drag)
         var result = outcome(.dragged, at: time, interrupted: interrupted)
         if case .fluid = model.rule { result.consumer = .sheet }
@@ -378,14 +390,14 @@ public struct SheetSession: Sendable {
         }
         drag.consumer = consumer
         drag.lastTranslation = translation
-        drag.samples.append(time: time, translation: translation)
+        samples.append(time: time, translation: translation)
         lastTime = time
         // transition: past the finish threshold the transition completes at once.
         if case let .transition(threshold?, _, _) = model.rule,
-            model.transitionPercent(constant: drag.constant, origin: drag.origin) >= threshold
+            model.transitionPercent(constant: drag.constant, origin: model.detents[drag.origin]) >= threshold
         {
-            let other = drag.origin.name == model.detents[0].name ? model.detents[1] : model.detents[0]
-            let p = model.transitionPercent(constant: drag.constant, origin: drag.origin)
+            let other = model.detents[1 - drag.origin]
+            let p = model.transitionPercent(constant: drag.constant, origin: model.detents[drag.origin])
             let snap = Snap(
                 detent: other,
                 reason: "percent \(Format.number(p, decimals: 3)) ≥ finish threshold \(Format.number(threshold, decimals: 3))",
@@ -416,15 +428,16 @@ public struct SheetSession: Sendable {
             drag.constant = model.dragConstant(start: drag.start, delta: t - drag.base)
         }
         let source: VelocitySource = pan.velocity == nil ? .estimated : .client
-        let v = pan.velocity ?? drag.samples.slope(endingAt: time)
+        let v = pan.velocity ?? samples.slope(endingAt: time)
         let snap: Snap
         var velocity = v
         if isFluid, drag.consumer == .scroll {
             // The content took the last movement: the sheet stays at the detent it began at.
-            snap = Snap(detent: drag.origin, reason: "the content scrolled: stays at \(drag.origin.name)", projected: nil)
+            let origin = model.detents[drag.origin]
+            snap = Snap(detent: origin, reason: "the content scrolled: stays at \(origin.name)", projected: nil)
             velocity = 0
         } else {
-            snap = model.release(constant: drag.constant, velocity: v, origin: drag.origin)
+            snap = model.release(constant: drag.constant, velocity: v, origin: model.detents[drag.origin])
         }
         lastTime = time
         let a = startAnimation(
@@ -447,9 +460,10 @@ public struct SheetSession: Sendable {
             return conflict(.noDrag(.cancelled, state: snapshot(at: time).state), at: time)
         }
         lastTime = time
-        let snap = Snap(detent: drag.origin, reason: "cancelled: back to \(drag.origin.name)", projected: nil)
+        let origin = model.detents[drag.origin]
+        let snap = Snap(detent: origin, reason: "cancelled: back to \(origin.name)", projected: nil)
         let a = startAnimation(
-            from: drag.constant, alpha: model.alpha(at: drag.constant), to: drag.origin, velocity: 0, at: time,
+            from: drag.constant, alpha: model.alpha(at: drag.constant), to: origin, velocity: 0, at: time,
             isShow: false)
         var result = outcome(.settle(a, snap), at: time)
         result.velocity = 0
