@@ -1,0 +1,203 @@
+import MicroHTTP
+import SheetPhysics
+
+// Strict decoding of request bodies: every field the service does not know is a 400 naming it,
+// every number is checked (finite, in range), and nothing is guessed.
+
+/// The members of one JSON object, taken one known key at a time; what is left is unknown.
+struct FieldReader {
+    private var members: [(key: String, value: JSONValue)]
+    private let prefix: String
+
+    /// Reads `value`, which must be an object (or absent: an empty object).
+    init(_ value: JSONValue?, path: String = "") throws(Problem) {
+        prefix = path.isEmpty ? "" : path + "."
+        switch value {
+        case nil, .null?: members = []
+        case let .object(o)?: members = o.members
+        case let v?:
+            throw .invalid(
+                "invalid-value", "\(path.isEmpty ? "the body" : path) must be a JSON object, got \(v.kindName)",
+                field: path.isEmpty ? nil : path)
+        }
+    }
+
+    func path(_ key: String) -> String { prefix + key }
+
+    /// Takes `key` out if present.
+    mutating func take(_ key: String) -> JSONValue? {
+        // Small objects (≤ 6 members): a linear scan beats hashing.
+        guard let i = members.firstIndex(where: { $0.key == key }) else { return nil }
+        return members.remove(at: i).value
+    }
+
+    /// A finite number with |x| ≤ `limit`, if present.
+    mutating func number(_ key: String, limit: Double = 1e6) throws(Problem) -> Double? {
+        guard let value = take(key) else { return nil }
+        guard case let .number(x) = value else {
+            throw .invalid("invalid-value", "\(path(key)) must be a number, got \(value.kindName)", field: path(key))
+        }
+        guard x.isFinite, abs(x) <= limit else {
+            throw .invalid(
+                "invalid-value", "\(path(key)) must be a finite number with magnitude ≤ \(Int(limit))", field: path(key))
+        }
+        return x
+    }
+
+    /// A string, if present.
+    mutating func string(_ key: String) throws(Problem) -> String? {
+        guard let value = take(key) else { return nil }
+        guard case let .string(s) = value else {
+            throw .invalid("invalid-value", "\(path(key)) must be a string, got \(value.kindName)", field: path(key))
+        }
+        return s
+    }
+
+    /// Fails on the first member nobody took.
+    func finish(known: String) throws(Problem) {
+        if let first = members.first {
+            throw .invalid(
+                "unknown-field", "unknown field \"\(path(first.key))\"; known fields are \(known)", field: path(first.key))
+        }
+    }
+}
+
+/// The decoders of each request body.
+enum Decode {
+    /// The body as JSON, or nil when empty.
+    static func json(_ body: [UInt8]) throws(Problem) -> JSONValue? {
+        if body.isEmpty { return nil }
+        do {
+            return try JSONReader.parse(body)
+        } catch {
+            throw .invalid("invalid-json", "the body is not valid JSON: \(error.message)")
+        }
+    }
+
+    /// A session configuration: the profile and the new session.
+    static func configuration(_ value: JSONValue?, path: String = "") throws(Problem) -> (SessionProfile, SheetSession) {
+        var f = try FieldReader(value, path: path)
+        let presetName = try f.string("preset") ?? PresetName.facebook.rawValue
+        guard let preset = PresetName(rawValue: presetName) else {
+            throw Problem(ConfigurationError.unknownPreset(presetName)).at(f.path("preset"))
+        }
+        var geometry = Geometry.standard
+        if let g = f.take("geometry") {
+            var gf = try FieldReader(g, path: f.path("geometry"))
+            let height = try gf.number("height") ?? Geometry.standard.height
+            let top = try gf.number("safeAreaTop") ?? Geometry.standard.safeAreaTop
+            let bottom = try gf.number("safeAreaBottom") ?? Geometry.standard.safeAreaBottom
+            try gf.finish(known: "height, safeAreaTop, safeAreaBottom")
+            do {
+                geometry = try Geometry(height: height, safeAreaTop: top, safeAreaBottom: bottom)
+            } catch {
+                throw Problem(error).at(f.path("geometry"))
+            }
+        }
+        var options: [(key: String, value: OptionValue)] = []
+        if let o = f.take("options") {
+            guard case let .object(members) = o else {
+                throw .invalid("invalid-value", "\(f.path("options")) must be an object", field: f.path("options"))
+            }
+            options = members.map { ($0.key, optionValue($0.value)) }
+        }
+        let initialDetent = try f.string("initialDetent")
+        let clockName = try f.string("clock") ?? SessionClock.server.rawValue
+        guard let clock = SessionClock(rawValue: clockName) else {
+            throw .invalid("invalid-value", "\(f.path("clock")) must be \"server\" or \"client\"", field: f.path("clock"))
+        }
+        try f.finish(known: "preset, geometry, options, initialDetent, clock")
+        do {
+            let model = try SheetModel(preset: preset, geometry: geometry, options: options)
+            let session = try SheetSession(model: model, initialDetent: initialDetent)
+            return (SessionProfile(model: model, clock: clock), session)
+        } catch {
+            var p = Problem(error)
+            if !path.isEmpty, let field = p.field { p.field = "\(path).\(field)" }
+            throw p
+        }
+    }
+
+    static func optionValue(_ v: JSONValue) -> OptionValue {
+        switch v {
+        case .null: .null
+        case let .bool(b): .bool(b)
+        case let .number(x): .number(x)
+        case let .string(s): .string(s)
+        case let .array(items): .array(items.map(optionValue))
+        case let .object(o): .object(o.members.map { ($0.key, optionValue($0.value)) })
+        }
+    }
+
+    /// A client-clock time: finite, |t| ≤ 1e9 s.
+    static func time(_ f: inout FieldReader, required: Bool) throws(Problem) -> Double? {
+        let t = try f.number("time", limit: 1e9)
+        if required, t == nil {
+            throw .invalid(
+                "invalid-value",
+                "\(f.path("time")) is required: this session runs on the client clock, so every event carries its time in seconds",
+                field: f.path("time"))
+        }
+        return t
+    }
+
+    /// A pan event and its client time.
+    static func pan(_ value: JSONValue?, preset: PresetName, clock: SessionClock, path: String = "") throws(Problem)
+        -> (PanEvent, Double?)
+    {
+        guard value != nil else {
+            throw .invalid("invalid-value", "a pan event needs a body such as {\"phase\": \"began\"}")
+        }
+        var f = try FieldReader(value, path: path)
+        guard let phaseName = try f.string("phase") else {
+            throw .invalid("invalid-value", "\(f.path("phase")) is required: began, changed, ended or cancelled", field: f.path("phase"))
+        }
+        guard let phase = PanPhase(rawValue: phaseName) else {
+            throw .invalid(
+                "invalid-value", "\(f.path("phase")) must be began, changed, ended or cancelled, got \"\(phaseName)\"",
+                field: f.path("phase"))
+        }
+        let translation = try f.number("translation")
+        if phase == .changed, translation == nil {
+            throw .invalid("invalid-value", "\(f.path("translation")) is required for changed", field: f.path("translation"))
+        }
+        let velocity = try f.number("velocity")
+        var scrollOffset: Double?
+        if preset == .fluid {
+            scrollOffset = try f.number("scrollOffset")
+        }
+        let time = try time(&f, required: clock == .client)
+        try f.finish(known: preset == .fluid ? "phase, translation, velocity, time, scrollOffset" : "phase, translation, velocity, time")
+        // began, changed and cancelled take translation as sent (0 when absent on began).
+        let event = PanEvent(
+            phase: phase, translation: translation, velocity: phase == .ended ? velocity : nil,
+            scrollOffset: scrollOffset)
+        return (event, time)
+    }
+
+    /// A show request: the detent (optional) and client time.
+    static func show(_ value: JSONValue?, clock: SessionClock, path: String = "") throws(Problem) -> (String?, Double?) {
+        var f = try FieldReader(value, path: path)
+        let detent = try f.string("detent")
+        let time = try time(&f, required: clock == .client)
+        try f.finish(known: "detent, time")
+        return (detent, time)
+    }
+
+    /// A dismiss request: the client time.
+    static func dismiss(_ value: JSONValue?, clock: SessionClock, path: String = "") throws(Problem) -> Double? {
+        var f = try FieldReader(value, path: path)
+        let time = try time(&f, required: clock == .client)
+        try f.finish(known: "time")
+        return time
+    }
+}
+
+extension Problem {
+    /// The same problem, naming `field` (unless it names a deeper one already).
+    func at(_ field: String) -> Problem {
+        var p = self
+        if p.field == nil || p.field == "geometry" || p.field == "preset" { p.field = field }
+        return p
+    }
+}

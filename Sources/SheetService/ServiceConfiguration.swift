@@ -1,0 +1,30 @@
+/// Everything an operator can set, with the defaults the README documents.
+public struct ServiceConfiguration: Sendable {
+    /// Address to listen on (127.0.0.1: loopback only).
+    public var host = "127.0.0.1"
+    /// TCP port; 0 picks a free one.
+    public var port: UInt16 = 8080
+    /// libmicrohttpd threads: 1 = one epoll polling thread (measured fastest on 2 cores with the
+    /// load generator beside it); N > 1 = a pool of N.
+    public var threads = 1
+    /// Live sessions at most; creating one more answers 503 with Retry-After.
+    public var maxSessions = 100_000
+    /// Sessions idle for longer than this are evicted. Seconds.
+    public var sessionTTL: Double = 600
+    /// Largest request body accepted, bytes (larger: 413 before the body is read).
+    public var maxBodyBytes = 16 * 1024
+    /// Seconds of inactivity after which libmicrohttpd closes a connection (0: never).
+    public var connectionTimeout = 30
+    /// Connections at most (nil: libmicrohttpd's default, FD_SETSIZE − 4).
+    public var connectionLimit: Int?
+    /// Connections per client IP at most (nil: no limit; behind a proxy every client shares its IP).
+    public var perIPConnectionLimit: Int?
+    /// Origins allowed by CORS; ["*"] allows any.
+    public var corsOrigins = ["*"]
+    /// Seconds to keep answering (with readiness false) after SIGTERM before closing the listener.
+    public var drainGrace: Double = 0
+    /// Seconds a Retry-After header asks a client to wait.
+    public var retryAfter = 1
+
+    public init() {}
+}

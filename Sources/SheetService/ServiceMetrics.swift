@@ -1,0 +1,90 @@
+import CoreMetrics
+import Prometheus
+
+/// The service's routes, as metric labels and for dispatch.
+enum Route: Int, CaseIterable, Sendable {
+    case root, clientModule, sessions, session, pan, show, dismiss, frames, simulate, presets
+    case healthz, livez, readyz, metrics, openapi, unmatched
+
+    /// The route's path template, as openapi.yaml names it.
+    var template: String {
+        switch self {
+        case .root: "/"
+        case .clientModule: "/sheet-client.js"
+        case .sessions: "/sessions"
+        case .session: "/sessions/{id}"
+        case .pan: "/sessions/{id}/pan"
+        case .show: "/sessions/{id}/show"
+        case .dismiss: "/sessions/{id}/dismiss"
+        case .frames: "/sessions/{id}/frames"
+        case .simulate: "/simulate"
+        case .presets: "/presets"
+        case .healthz: "/healthz"
+        case .livez: "/livez"
+        case .readyz: "/readyz"
+        case .metrics: "/metrics"
+        case .openapi: "/openapi.yaml"
+        case .unmatched: "unmatched"
+        }
+    }
+}
+
+/// The service's metrics, through swift-metrics handles backed by a Prometheus registry of this
+/// server's own (so several servers in one test process never share counters). Every handle is
+/// made once at start-up: a request only increments.
+final class ServiceMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+
+    /// The statuses the service answers with; anything else counts as "other".
+    private static let statuses = [200, 201, 204, 400, 404, 405, 409, 411, 413, 415, 500, 501, 503]
+    /// requests[route][status index]
+    private let requests: [[CoreMetrics.Counter]]
+    private let latency: [CoreMetrics.Timer]
+    let liveSessions: CoreMetrics.Gauge
+    let evictions: CoreMetrics.Counter
+    let animationsStarted: CoreMetrics.Counter
+    let sessionsCreated: CoreMetrics.Counter
+    let rejectedFraming: CoreMetrics.Counter
+
+    init() {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        // Seconds: 50 µs to 1 s, the range a 15 µs request and a slow one both land in.
+        factory.defaultDurationHistogramBuckets = [
+            .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
+            .milliseconds(2.5), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(100),
+            .milliseconds(250), .seconds(1),
+        ]
+        requests = Route.allCases.map { route in
+            (Self.statuses.map { String($0) } + ["other"]).map { status in
+                CoreMetrics.Counter(
+                    label: "sheetd_requests_total", dimensions: [("route", route.template), ("status", status)],
+                    factory: factory)
+            }
+        }
+        latency = Route.allCases.map { route in
+            CoreMetrics.Timer(
+                label: "sheetd_request_duration_seconds", dimensions: [("route", route.template)], factory: factory)
+        }
+        liveSessions = CoreMetrics.Gauge(label: "sheetd_sessions_live", factory: factory)
+        evictions = CoreMetrics.Counter(label: "sheetd_sessions_evicted_total", factory: factory)
+        sessionsCreated = CoreMetrics.Counter(label: "sheetd_sessions_created_total", factory: factory)
+        animationsStarted = CoreMetrics.Counter(label: "sheetd_animations_started_total", factory: factory)
+        rejectedFraming = CoreMetrics.Counter(label: "sheetd_requests_rejected_framing_total", factory: factory)
+    }
+
+    /// Counts one answered request and its latency.
+    @inline(__always)
+    func record(route: Route, status: Int, nanoseconds: Int64) {
+        let i = Self.statuses.firstIndex(of: status) ?? Self.statuses.count
+        requests[route.rawValue][i].increment()
+        latency[route.rawValue].recordNanoseconds(nanoseconds)
+    }
+
+    /// The Prometheus text exposition.
+    func exposition() -> [UInt8] {
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(16 * 1024)
+        registry.emit(into: &buffer)
+        return buffer
+    }
+}

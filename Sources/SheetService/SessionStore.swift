@@ -1,0 +1,154 @@
+import SheetPhysics
+import Synchronization
+
+/// Which clock a session's times are on.
+public enum SessionClock: String, Sendable {
+    /// The server's monotonic clock (receive times).
+    case server
+    /// The client's monotonic clock: every mutating request carries `time`.
+    case client
+}
+
+/// What a session was created with: immutable, so readers need no lock.
+final class SessionProfile: Sendable {
+    let model: SheetModel
+    let clock: SessionClock
+    /// The snapshot's members that never change (preset … detents), pre-rendered as JSON
+    /// members without braces, so a snapshot costs only its moving parts.
+    let staticMembers: [UInt8]
+
+    init(model: SheetModel, clock: SessionClock) {
+        self.model = model
+        self.clock = clock
+        self.staticMembers = Wire.staticMembers(model: model, clock: clock)
+    }
+}
+
+/// One live session: its profile, its state machine behind a lock, and its idle timestamp.
+/// Events of one session are applied one at a time, in the order they take the lock.
+final class SessionBox: Sendable {
+    let id: String
+    let profile: SessionProfile
+    let session: Mutex<SheetSession>
+    /// Server seconds of the last request that touched it, as Double bits (read by the sweeper
+    /// without taking the session's lock).
+    private let touched: Atomic<UInt64>
+
+    init(id: String, profile: SessionProfile, session: SheetSession, now: Double) {
+        self.id = id
+        self.profile = profile
+        self.session = Mutex(session)
+        self.touched = Atomic(now.bitPattern)
+    }
+
+    /// Marks the session used at `now` (server seconds).
+    func touch(_ now: Double) { touched.store(now.bitPattern, ordering: .relaxed) }
+
+    /// When the session was last used (server seconds).
+    var lastTouched: Double { Double(bitPattern: touched.load(ordering: .relaxed)) }
+}
+
+/// One shard of the store: a dictionary behind its own lock.
+private final class Shard: Sendable {
+    let table = Mutex<[String: SessionBox]>([:])
+
+    @inline(__always) func withLock<R>(_ body: (inout [String: SessionBox]) -> R) -> R {
+        table.withLock { body(&$0) }
+    }
+}
+
+/// Every live session, sharded so that different sessions rarely meet on a lock: a lookup holds
+/// one of 64 shard locks for a dictionary probe, then only the session's own lock.
+final class SessionStore: Sendable {
+    private static let shardCount = 64
+    private let shards: [Shard]
+    private let live = Atomic<Int>(0)
+    /// Sessions at most.
+    let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        self.shards = (0..<Self.shardCount).map { _ in Shard() }
+    }
+
+    @inline(__always) private func shard(_ id: String) -> Shard {
+        shards[Int(UInt(bitPattern: id.hashValue) % UInt(Self.shardCount))]
+    }
+
+    /// Live sessions now.
+    var count: Int { live.load(ordering: .relaxed) }
+
+    /// The session `id`, if it lives.
+    func get(_ id: String) -> SessionBox? {
+        shard(id).withLock { $0[id] }
+    }
+
+    /// The outcome of `put`.
+    enum PutResult {
+        case created
+        case replaced(SessionBox)
+        case full
+    }
+
+    /// Stores `box` under its id, replacing any session of that id; refuses a new id when the
+    /// store is at capacity.
+    func put(_ box: SessionBox) -> PutResult {
+        shard(box.id).withLock { table in
+            if let old = table[box.id] {
+                table[box.id] = box
+                return .replaced(old)
+            }
+            // Reserve a place first, so concurrent creators never overshoot the cap.
+            if live.wrappingAdd(1, ordering: .relaxed).newValue > capacity {
+                live.wrappingSubtract(1, ordering: .relaxed)
+                return .full
+            }
+            table[box.id] = box
+            return .created
+        }
+    }
+
+    /// Stores `box` only if no session has its id yet (POST /sessions with a generated id).
+    func insertNew(_ box: SessionBox) -> Bool? {
+        shard(box.id).withLock { table in
+            if table[box.id] != nil { return false }
+            if live.wrappingAdd(1, ordering: .relaxed).newValue > capacity {
+                live.wrappingSubtract(1, ordering: .relaxed)
+                return nil
+            }
+            table[box.id] = box
+            return true
+        }
+    }
+
+    /// Removes and returns the session `id`.
+    func remove(_ id: String) -> SessionBox? {
+        shard(id).withLock { table in
+            guard let box = table.removeValue(forKey: id) else { return nil }
+            live.wrappingSubtract(1, ordering: .relaxed)
+            return box
+        }
+    }
+
+    /// Removes every session last used before `cutoff` (server seconds) and returns them.
+    func evict(idleBefore cutoff: Double) -> [SessionBox] {
+        var evicted: [SessionBox] = []
+        for shard in shards {
+            shard.withLock { table in
+                // Collect first: removing while iterating a dictionary is not allowed.
+                let stale = table.values.filter { $0.lastTouched < cutoff }
+                for box in stale {
+                    table.removeValue(forKey: box.id)
+                    live.wrappingSubtract(1, ordering: .relaxed)
+                    evicted.append(box)
+                }
+            }
+        }
+        return evicted
+    }
+
+    /// Every live session (for draining its streams).
+    func all() -> [SessionBox] {
+        shards.flatMap { shard in shard.withLock { Array($0.values) } }
+    }
+}

@@ -1,0 +1,446 @@
+import Foundation
+import Logging
+import MicroHTTP
+import SheetPhysics
+import Synchronization
+
+/// The HTTP face of the service: routing, strict decoding, the session store, problem+json
+/// errors, CORS and metrics. Called synchronously on libmicrohttpd's threads.
+final class SheetResponder: HTTPResponder {
+    let configuration: ServiceConfiguration
+    let store: SessionStore
+    let metrics: ServiceMetrics
+    let clock: ServerClock
+    let logger: Logger
+    let draining = Atomic<Bool>(false)
+    private let presetsJSON: [UInt8]
+    private let openAPIYAML: [UInt8]
+    private let indexHTML: [UInt8]
+    private let allowAnyOrigin: Bool
+
+    init(configuration: ServiceConfiguration, logger: Logger, clock: ServerClock) throws {
+        self.configuration = configuration
+        self.store = SessionStore(capacity: configuration.maxSessions)
+        self.metrics = ServiceMetrics()
+        self.clock = clock
+        self.logger = logger
+        self.presetsJSON = Wire.presets()
+        self.openAPIYAML = try Self.resource("openapi", "yaml")
+        self.indexHTML = try Self.resource("index", "html")
+        self.allowAnyOrigin = configuration.corsOrigins.contains("*")
+    }
+
+    /// A file shipped in the module's Resources folder.
+    static func resource(_ name: String, _ ext: String) throws -> [UInt8] {
+        guard let url = Bundle.module.url(forResource: name, withExtension: ext, subdirectory: "Resources") else {
+            throw Problem(status: 500, code: "missing-resource", detail: "Resources/\(name).\(ext) is not in the bundle")
+        }
+        return try [UInt8](Data(contentsOf: url))
+    }
+
+    // MARK: Before the body
+
+    /// Refuses, before any body byte is read, what must never reach the router: framing that
+    /// libmicrohttpd lets through (API.md), chunked bodies (411) and undeclared media types (415).
+    func screen(_ head: HTTPRequestHead) -> HTTPResponse? {
+        var contentLengths = 0
+        var hosts = 0
+        var transferEncoding: String?
+        var contentType: String?
+        for (name, value) in head.headers {
+            if name.utf8.contains(where: { $0 == 0x20 || $0 == 0x09 }) {
+                return refuseFraming(head, "whitespace in the header name \"\(name)\"")
+            }
+            switch name.lowercased() {
+            case "content-length": contentLengths += 1
+            case "host": hosts += 1
+            case "transfer-encoding": transferEncoding = value
+            case "content-type": contentType = value
+            default: break
+            }
+        }
+        if contentLengths > 1 { return refuseFraming(head, "more than one Content-Length") }
+        if hosts > 1 { return refuseFraming(head, "more than one Host") }
+        if let te = transferEncoding {
+            if contentLengths > 0 { return refuseFraming(head, "both Content-Length and Transfer-Encoding") }
+            let coding = te.trimmingCharacters(in: .whitespaces).lowercased()
+            if coding == "chunked" {
+                return problemResponse(
+                    Problem(
+                        status: 411, code: "length-required",
+                        detail: "chunked request bodies are not accepted: send the body with a Content-Length"),
+                    origin: head.headers["origin"])
+            }
+            metrics.rejectedFraming.increment()
+            return problemResponse(
+                Problem(status: 501, code: "not-implemented", detail: "transfer coding \"\(te)\" is not supported"),
+                origin: head.headers["origin"])
+        }
+        if let type = contentType, let length = head.headers["content-length"], length != "0",
+            !Self.acceptsMediaType(type)
+        {
+            return problemResponse(
+                Problem(
+                    status: 415, code: "unsupported-media-type",
+                    detail:
+                        "bodies are JSON: send Content-Type: application/json (application/*+json and curl's default application/x-www-form-urlencoded work too), not \(type)"
+                ), origin: head.headers["origin"])
+        }
+        return nil
+    }
+
+    private func refuseFraming(_ head: HTTPRequestHead, _ what: String) -> HTTPResponse {
+        metrics.rejectedFraming.increment()
+        return problemResponse(
+            Problem(status: 400, code: "bad-framing", detail: "request refused: \(what)"), origin: head.headers["origin"])
+    }
+
+    /// application/json, application/*+json, or curl's default form type (whose body is still JSON).
+    static func acceptsMediaType(_ value: String) -> Bool {
+        let type = value.split(separator: ";", maxSplits: 1)[0].trimmingCharacters(in: .whitespaces).lowercased()
+        return type == "application/json" || type == "application/x-www-form-urlencoded"
+            || (type.hasPrefix("application/") && type.hasSuffix("+json"))
+    }
+
+    // MARK: Routing
+
+    func respond(to request: HTTPRequest) -> HTTPResponse {
+        let origin = request.headers["origin"]
+        var route = Route.unmatched
+        var response: HTTPResponse
+        do {
+            let (matched, id) = try Self.match(request.pathSegments)
+            route = matched
+            response = try dispatch(route, id: id, request)
+        } catch let problem as Problem {
+            response = problemResponse(problem, origin: nil)
+        } catch {
+            response = problemResponse(Problem(status: 500, code: "internal", detail: "\(error)"), origin: nil)
+        }
+        addCORS(&response.headers, origin: origin)
+        let elapsed = ContinuousClock.now - request.receivedAt
+        metrics.record(
+            route: route, status: response.status,
+            nanoseconds: elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+        if response.status >= 500 {
+            logger.error("\(request.method) \(request.target) → \(response.status)")
+        } else if logger.logLevel <= .debug {
+            logger.debug("\(request.method) \(request.target) → \(response.status)")
+        }
+        return response
+    }
+
+    /// The route of a decoded path, and the session id in it.
+    static func match(_ segments: [String]?) throws(Problem) -> (Route, String?) {
+        guard let segments else {
+            throw .invalid("bad-path", "the path has an invalid percent-encoding")
+        }
+        switch segments.count {
+        case 0: return (.root, nil)
+        case 1:
+            switch segments[0] {
+            case "": return (.root, nil)
+            case "sessions": return (.sessions, nil)
+            case "simulate": return (.simulate, nil)
+            case "presets": return (.presets, nil)
+            case "healthz": return (.healthz, nil)
+            case "livez": return (.livez, nil)
+            case "readyz": return (.readyz, nil)
+            case "metrics": return (.metrics, nil)
+            case "openapi.yaml": return (.openapi, nil)
+            default: break
+            }
+        case 2 where segments[0] == "sessions":
+            return (.session, try validID(segments[1]))
+        case 3 where segments[0] == "sessions":
+            let route: Route
+            switch segments[2] {
+            case "pan": route = .pan
+            case "show": route = .show
+            case "dismiss": route = .dismiss
+            default: throw notFound(segments)
+            }
+            return (route, try validID(segments[1]))
+        default: break
+        }
+        throw notFound(segments)
+    }
+
+    private static func notFound(_ segments: [String]) -> Problem {
+        Problem(
+            status: 404, code: "not-found",
+            detail: "no route /\(segments.joined(separator: "/")); the routes are listed in /openapi.yaml")
+    }
+
+    /// Ids: 1–64 characters of A–Z a–z 0–9 . _ ~ - (checked after percent-decoding).
+    static func validID(_ id: String) throws(Problem) -> String {
+        let ok =
+            !id.isEmpty && id.utf8.count <= 64
+            && id.utf8.allSatisfy { c in
+                (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39) || c == 0x2E
+                    || c == 0x5F || c == 0x7E || c == 0x2D
+            }
+        guard ok else {
+            throw .invalid("bad-id", "session ids are 1–64 characters of A–Z a–z 0–9 . _ ~ -", field: "id")
+        }
+        return id
+    }
+
+    /// The methods each route takes (HEAD goes with GET; OPTIONS is answered for all).
+    static func methods(_ route: Route) -> [String] {
+        switch route {
+        case .root, .clientModule, .frames, .presets, .healthz, .livez, .readyz, .metrics, .openapi: ["GET", "HEAD"]
+        case .sessions, .pan, .show, .dismiss, .simulate: ["POST"]
+        case .session: ["GET", "HEAD", "PUT", "DELETE"]
+        case .unmatched: []
+        }
+    }
+
+    private func dispatch(_ route: Route, id: String?, _ request: HTTPRequest) throws -> HTTPResponse {
+        let method = request.method
+        let allowed = Self.methods(route)
+        if method == "OPTIONS" { return preflight(allowed, request) }
+        guard allowed.contains(method) else {
+            throw Problem(
+                status: 405, code: "method-not-allowed",
+                detail: "\(route.template) takes \(allowed.joined(separator: ", ")), not \(method)",
+                headers: [("Allow", (allowed + ["OPTIONS"]).joined(separator: ", "))])
+        }
+        switch route {
+        case .root: return Self.bytes(200, "text/html; charset=utf-8", indexHTML)
+        case .openapi: return Self.bytes(200, "application/yaml", openAPIYAML)
+        case .presets: return Self.bytes(200, "application/json", presetsJSON)
+        case .healthz, .livez:
+            return Self.json(200, draining.load(ordering: .relaxed) ? #"{"status":"draining"}"# : #"{"status":"ok"}"#)
+        case .readyz:
+            if draining.load(ordering: .relaxed) {
+                var r = Self.json(503, #"{"status":"draining"}"#)
+                r.headers.append(name: "Retry-After", value: String(configuration.retryAfter))
+                return r
+            }
+            return Self.json(200, #"{"status":"ok"}"#)
+        case .metrics:
+            metrics.liveSessions.record(store.count)
+            return Self.bytes(200, "text/plain; version=0.0.4; charset=utf-8", metrics.exposition())
+        case .sessions: return try createSession(request)
+        case .session:
+            let id = id!
+            switch method {
+            case "PUT": return try putSession(id, request)
+            case "DELETE": return try deleteSession(id)
+            default: return try getSession(id)
+            }
+        case .pan: return try pan(id!, request)
+        case .show: return try show(id!, request)
+        case .dismiss: return try dismiss(id!, request)
+        case .simulate: return try Simulation.run(request.body)
+        case .clientModule, .frames, .unmatched:
+            throw Problem(status: 404, code: "not-found", detail: "no route \(request.path)")
+        }
+    }
+
+    // MARK: Sessions
+
+    private var busy: Problem {
+        Problem(
+            status: 503, code: "draining", detail: "the server is shutting down and takes no new sessions; retry on another instance",
+            headers: [("Retry-After", String(configuration.retryAfter))])
+    }
+
+    private var full: Problem {
+        Problem(
+            status: 503, code: "session-limit",
+            detail: "the session limit (\(configuration.maxSessions)) is reached; delete idle sessions or retry later",
+            headers: [("Retry-After", String(configuration.retryAfter))])
+    }
+
+    private func createSession(_ request: HTTPRequest) throws -> HTTPResponse {
+        if draining.load(ordering: .relaxed) { throw busy }
+        let (profile, session) = try Decode.configuration(try Decode.json(request.body))
+        let now = clock.seconds(at: request.receivedAt)
+        // 128 random bits from the system's cryptographic source, base64url: 22 characters.
+        for _ in 0..<4 {
+            let id = Self.generateID()
+            let box = SessionBox(id: id, profile: profile, session: session, now: now)
+            switch store.insertNew(box) {
+            case true?:
+                metrics.sessionsCreated.increment()
+                var r = snapshotResponse(201, box, at: now)
+                r.headers.append(name: "Location", value: "/sessions/\(id)")
+                return r
+            case false?: continue  // a 2^-128 collision: draw again
+            case nil: throw full
+            }
+        }
+        throw Problem(status: 500, code: "internal", detail: "could not draw a fresh session id")
+    }
+
+    static func generateID() -> String {
+        var rng = SystemRandomNumberGenerator()
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        let a = rng.next() as UInt64
+        let b = rng.next() as UInt64
+        var out: [UInt8] = []
+        out.reserveCapacity(22)
+        var bits = a
+        for _ in 0..<10 {
+            out.append(alphabet[Int(bits & 63)])
+            bits >>= 6
+        }
+        // 4 bits left of a, plus b: 68 bits in 12 characters (the last one partial).
+        var rest = (bits & 0xF) | ((b & 0x3) << 4)
+        out.append(alphabet[Int(rest)])
+        rest = b >> 2
+        for _ in 0..<11 {
+            out.append(alphabet[Int(rest & 63)])
+            rest >>= 6
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private func putSession(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
+        let (profile, session) = try Decode.configuration(try Decode.json(request.body))
+        if draining.load(ordering: .relaxed), store.get(id) == nil { throw busy }
+        let now = clock.seconds(at: request.receivedAt)
+        let box = SessionBox(id: id, profile: profile, session: session, now: now)
+        switch store.put(box) {
+        case .created:
+            metrics.sessionsCreated.increment()
+            var r = snapshotResponse(201, box, at: now)
+            r.headers.append(name: "Location", value: "/sessions/\(id)")
+            return r
+        case .replaced:
+            return snapshotResponse(200, box, at: now)
+        case .full:
+            throw full
+        }
+    }
+
+    private func deleteSession(_ id: String) throws -> HTTPResponse {
+        guard store.remove(id) != nil else { throw Problem.sessionNotFound(id) }
+        return HTTPResponse(status: 204)
+    }
+
+    private func session(_ id: String) throws(Problem) -> SessionBox {
+        guard let box = store.get(id) else { throw Problem.sessionNotFound(id) }
+        return box
+    }
+
+    private func getSession(_ id: String) throws -> HTTPResponse {
+        let box = try session(id)
+        let now = clock.seconds(at: .now)
+        box.touch(now)
+        return snapshotResponse(200, box, at: now)
+    }
+
+    /// The session's snapshot now: on the server clock, `now`; on the client clock, the time of
+    /// its last event (the server cannot know the client's now).
+    private func snapshotResponse(_ status: Int, _ box: SessionBox, at now: Double) -> HTTPResponse {
+        let snapshot = box.session.withLock { s in
+            s.snapshot(at: box.profile.clock == .server ? max(now, s.lastTime) : (s.lastTime.isFinite ? s.lastTime : 0))
+        }
+        var w = JSONWriter(capacity: 768)
+        Wire.snapshot(id: box.id, profile: box.profile, snapshot, into: &w)
+        return Self.bytes(status, "application/json", w.bytes)
+    }
+
+    // MARK: Events
+
+    /// Applies one event to a session under its lock, at the event's time on the session's clock.
+    private func apply(
+        _ box: SessionBox, _ event: SheetEvent, clientTime: Double?, receivedAt: ContinuousClock.Instant
+    ) throws(Problem) -> SheetOutcome {
+        let now = clock.seconds(at: receivedAt)
+        let outcome = box.session.withLock { s in
+            // Server clock: the receive time, never before the session's last event (two
+            // requests may take the lock in the other order than they were received).
+            let time = box.profile.clock == .client ? clientTime! : max(now, s.lastTime)
+            return s.handle(event, at: time)
+        }
+        box.touch(now)
+        switch outcome.action {
+        case let .conflict(c): throw Problem(c)
+        case let .invalid(e): throw Problem(e)
+        case .settle: metrics.animationsStarted.increment()
+        case .dragged, .unchanged: break
+        }
+        return outcome
+    }
+
+    private func resultResponse(_ outcome: SheetOutcome, phase: PanPhase?) -> HTTPResponse {
+        var w = JSONWriter(capacity: 512)
+        Wire.result(outcome, phase: phase, into: &w)
+        return Self.bytes(200, "application/json", w.bytes)
+    }
+
+    private func pan(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
+        let json = try Decode.json(request.body)
+        let box = try session(id)
+        let (event, time) = try Decode.pan(json, preset: box.profile.model.preset, clock: box.profile.clock)
+        let outcome = try apply(box, .pan(event), clientTime: time, receivedAt: request.receivedAt)
+        return resultResponse(outcome, phase: event.phase)
+    }
+
+    private func show(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
+        let json = try Decode.json(request.body)
+        let box = try session(id)
+        let (detent, time) = try Decode.show(json, clock: box.profile.clock)
+        let outcome = try apply(box, .show(detent: detent), clientTime: time, receivedAt: request.receivedAt)
+        return resultResponse(outcome, phase: nil)
+    }
+
+    private func dismiss(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
+        let json = try Decode.json(request.body)
+        let box = try session(id)
+        let time = try Decode.dismiss(json, clock: box.profile.clock)
+        let outcome = try apply(box, .dismiss, clientTime: time, receivedAt: request.receivedAt)
+        return resultResponse(outcome, phase: nil)
+    }
+
+    // MARK: Responses
+
+    static func bytes(_ status: Int, _ type: String, _ body: [UInt8]) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        headers.append(name: "Content-Type", value: type)
+        return HTTPResponse(status: status, headers: headers, body: body)
+    }
+
+    static func json(_ status: Int, _ text: String) -> HTTPResponse {
+        bytes(status, "application/json", Array(text.utf8))
+    }
+
+    func problemResponse(_ p: Problem, origin: String?) -> HTTPResponse {
+        var r = Self.bytes(p.status, "application/problem+json", Wire.problem(p))
+        for (name, value) in p.headers { r.headers.append(name: name, value: value) }
+        if let origin { addCORS(&r.headers, origin: origin) }
+        return r
+    }
+
+    // MARK: CORS
+
+    private func originAllowed(_ origin: String) -> Bool {
+        allowAnyOrigin || configuration.corsOrigins.contains(origin)
+    }
+
+    private func addCORS(_ headers: inout HTTPHeaders, origin: String?) {
+        guard let origin, originAllowed(origin), !headers.contains("Access-Control-Allow-Origin") else { return }
+        headers.append(name: "Access-Control-Allow-Origin", value: allowAnyOrigin ? "*" : origin)
+        if !allowAnyOrigin { headers.append(name: "Vary", value: "Origin") }
+        headers.append(name: "Access-Control-Expose-Headers", value: "Location, Retry-After, Allow")
+    }
+
+    /// OPTIONS: the CORS preflight, answered for every route.
+    private func preflight(_ allowed: [String], _ request: HTTPRequest) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        let methods = (allowed + ["OPTIONS"]).joined(separator: ", ")
+        headers.append(name: "Allow", value: methods)
+        if let origin = request.headers["origin"], originAllowed(origin) {
+            headers.append(name: "Access-Control-Allow-Methods", value: methods)
+            headers.append(
+                name: "Access-Control-Allow-Headers",
+                value: request.headers["access-control-request-headers"] ?? "Content-Type, Last-Event-ID")
+            headers.append(name: "Access-Control-Max-Age", value: "600")
+        }
+        return HTTPResponse(status: 204, headers: headers)
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Logging
+import MicroHTTP
+import Synchronization
+
+/// sheetd as a library: the HTTP server, the session store and the expiry of idle sessions.
+/// The executable only parses flags and calls this; tests start it on port 0 in-process.
+public final class SheetServer: Sendable {
+    public let configuration: ServiceConfiguration
+    let responder: SheetResponder
+    private let http: HTTPServer
+    private let sweeper = Mutex<Task<Void, Never>?>(nil)
+
+    /// A server for `configuration`; nothing listens until `start()`.
+    public init(configuration: ServiceConfiguration, logger: Logger = Logger(label: "sheetd")) throws {
+        self.configuration = configuration
+        let responder = try SheetResponder(configuration: configuration, logger: logger, clock: ServerClock())
+        self.responder = responder
+        var http = HTTPServer.Configuration()
+        http.host = configuration.host
+        http.port = configuration.port
+        http.threads = configuration.threads
+        http.maxBodyBytes = configuration.maxBodyBytes
+        http.connectionTimeout = .seconds(configuration.connectionTimeout)
+        http.connectionLimit = configuration.connectionLimit
+        http.perIPConnectionLimit = configuration.perIPConnectionLimit
+        self.http = HTTPServer(configuration: http, responder: responder)
+    }
+
+    /// Binds and starts serving; starts the sweeper that evicts idle sessions.
+    public func start() throws {
+        try http.start()
+        // Sweep at a quarter of the TTL (at most every 5 s), so a session lives at most 1.25 TTL.
+        let interval = min(max(configuration.sessionTTL / 4, 0.05), 5)
+        let responder = self.responder
+        let ttl = configuration.sessionTTL
+        let task = Task.detached(priority: .utility) {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(Int(interval * 1000)))
+                let evicted = responder.store.evict(idleBefore: responder.clock.now - ttl)
+                if !evicted.isEmpty {
+                    responder.metrics.evictions.increment(by: evicted.count)
+                    responder.logger.debug("evicted \(evicted.count) idle sessions")
+                }
+            }
+        }
+        sweeper.withLock { $0 = task }
+    }
+
+    /// The bound port (the real one when configured with 0).
+    public var port: UInt16 { http.port }
+
+    /// Whether the server is draining (readiness false, no new sessions).
+    public var isDraining: Bool { responder.draining.load(ordering: .relaxed) }
+
+    /// Live sessions now.
+    public var sessionCount: Int { responder.store.count }
+
+    /// Graceful shutdown: readiness false and new sessions refused at once; after the grace
+    /// period the listener closes, in-flight requests finish, then the daemon stops.
+    public func drain() {
+        responder.draining.store(true, ordering: .relaxed)
+        if configuration.drainGrace > 0 {
+            let clock = ContinuousClock()
+            let deadline = clock.now + .milliseconds(Int(configuration.drainGrace * 1000))
+            while clock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        }
+        http.quiesce()
+        stop()
+    }
+
+    /// Stops at once (in-flight handler calls complete first). Idempotent.
+    public func stop() {
+        sweeper.withLock { task in
+            task?.cancel()
+            task = nil
+        }
+        http.stop()
+    }
+
+    deinit { stop() }
+}

@@ -1,0 +1,233 @@
+import SheetPhysics
+
+// The JSON the service writes, member by member in the order openapi.yaml lists them, straight
+// into a byte buffer (no Codable, no intermediate tree): the replies have fixed schemas, and this
+// is the hot path of every request.
+
+extension JSONWriter {
+    /// A member name known at compile time (the parameter type makes literals StaticStrings).
+    @inline(__always) mutating func member(_ name: StaticString) { key(name) }
+
+    /// A number member.
+    @inline(__always) mutating func member(_ name: StaticString, _ x: Double) {
+        key(name)
+        number(x)
+    }
+
+    /// A string member.
+    @inline(__always) mutating func member(_ name: StaticString, _ s: String) {
+        key(name)
+        string(s)
+    }
+
+    /// A string-or-null member.
+    @inline(__always) mutating func member(_ name: StaticString, _ s: String?) {
+        key(name)
+        if let s { string(s) } else { null() }
+    }
+
+    /// An option value as JSON.
+    mutating func option(_ value: OptionValue) {
+        switch value {
+        case .null: null()
+        case let .bool(b): bool(b)
+        case let .number(x): number(x)
+        case let .string(s): string(s)
+        case let .array(items):
+            beginArray()
+            for item in items { option(item) }
+            endArray()
+        case let .object(members):
+            beginObject()
+            for (k, v) in members {
+                key(k)
+                option(v)
+            }
+            endObject()
+        }
+    }
+}
+
+/// Renders the service's replies.
+enum Wire {
+    /// `"preset":…,"constraint":…,"geometry":{…},"options":{…},"clock":…,"detents":{…}`: the
+    /// members of a snapshot that never change for a session.
+    static func staticMembers(model: SheetModel, clock: SessionClock) -> [UInt8] {
+        var w = JSONWriter(capacity: 512)
+        w.beginObject()
+        w.member("preset", model.preset.rawValue)
+        w.member("constraint", model.constraint.rawValue)
+        w.member("geometry")
+        geometry(model.geometry, into: &w)
+        w.member("options")
+        w.option(.object(model.effectiveOptions))
+        w.member("clock", clock.rawValue)
+        w.member("detents")
+        detents(model, into: &w)
+        w.endObject()
+        // Drop the braces: the members go inside each snapshot's own object.
+        return Array(w.bytes.dropFirst().dropLast())
+    }
+
+    static func geometry(_ g: Geometry, into w: inout JSONWriter) {
+        w.beginObject()
+        w.member("height", g.height)
+        w.member("safeAreaTop", g.safeAreaTop)
+        w.member("safeAreaBottom", g.safeAreaBottom)
+        w.endObject()
+    }
+
+    static func detents(_ model: SheetModel, into w: inout JSONWriter) {
+        w.beginObject()
+        for d in model.detents {
+            w.key(d.name)
+            w.number(d.constant)
+        }
+        w.endObject()
+    }
+
+    /// A session snapshot (GET /sessions/{id}, creation, `settled` and `interrupted` events).
+    static func snapshot(id: String?, profile: SessionProfile, _ s: SheetSnapshot, into w: inout JSONWriter) {
+        w.beginObject()
+        if let id { w.member("id", id) }
+        w.rawMembers(profile.staticMembers)
+        w.member("state", s.state.rawValue)
+        w.member("detent", s.detent?.name)
+        w.member("constant", s.constant)
+        w.member("dimmerAlpha", s.dimmerAlpha)
+        w.member("progress", s.progress)
+        w.member("animation")
+        if let a = s.animation { animation(a, into: &w) } else { w.null() }
+        w.member("time", s.time)
+        w.endObject()
+    }
+
+    /// The result of a pan, show or dismiss.
+    static func result(_ o: SheetOutcome, phase: PanPhase?, into w: inout JSONWriter) {
+        let s = o.snapshot
+        w.beginObject()
+        if let phase { w.member("phase", phase.rawValue) }
+        w.member("state", s.state.rawValue)
+        w.member("detent", s.detent?.name)
+        w.member("constant", s.constant)
+        w.member("dimmerAlpha", s.dimmerAlpha)
+        w.member("progress", s.progress)
+        w.member("snap")
+        if let snap = o.snap {
+            w.beginObject()
+            w.member("detent", snap.detent.name)
+            w.member("constant", snap.detent.constant)
+            w.member("dismiss")
+            w.bool(snap.detent.isHidden)
+            w.member("reason", snap.reason)
+            if let p = snap.projected { w.member("projected", p) }
+            w.endObject()
+        } else {
+            w.null()
+        }
+        w.member("animation")
+        if let a = o.animation { animation(a, into: &w) } else { w.null() }
+        if let v = o.velocity { w.member("velocity", v) }
+        if let source = o.velocitySource { w.member("velocitySource", source.rawValue) }
+        if let consumer = o.consumer { w.member("consumer", consumer.rawValue) }
+        w.member("time", s.time)
+        w.endObject()
+    }
+
+    /// An animation, with what a client needs to run it locally.
+    static func animation(_ a: Animation, into w: inout JSONWriter) {
+        w.beginObject()
+        w.member("id")
+        w.integer(a.id)
+        w.member("curve", a.curve.name)
+        w.member("duration", a.duration)
+        w.member("from", a.from)
+        w.member("to", a.to)
+        w.member("fromAlpha", a.fromAlpha)
+        w.member("toAlpha", a.toAlpha)
+        w.member("alphaRule", a.alphaRule.rawValue)
+        w.member("startTime", a.startTime)
+        w.member("detent", a.detent.name)
+        w.member("dismiss")
+        w.bool(a.dismiss)
+        switch a.curve {
+        case .timed: break
+        case let .durationSpring(zeta, v):
+            w.member("dampingRatio", zeta)
+            w.member("initialVelocity", v)
+        case let .spring(response, zeta, velocity):
+            let omega = 2 * Double.pi / response
+            w.member("response", response)
+            w.member("dampingRatio", zeta)
+            w.member("velocity", velocity)
+            w.member("stiffness", omega * omega)
+            w.member("damping", 2 * zeta * omega)
+            w.member("mass", 1)
+        }
+        w.endObject()
+    }
+
+    /// One frame of an animation (the data of an SSE `frame` event).
+    static func frame(animation: Int, index: Int, _ f: AnimationSample, into w: inout JSONWriter) {
+        w.beginObject()
+        w.member("animation")
+        w.integer(animation)
+        w.member("index")
+        w.integer(index)
+        w.member("t", f.t)
+        w.member("constant", f.constant)
+        w.member("dimmerAlpha", f.dimmerAlpha)
+        w.member("progress", f.progress)
+        w.member("velocity", f.velocity)
+        w.endObject()
+    }
+
+    /// An RFC 9457 problem document.
+    static func problem(_ p: Problem) -> [UInt8] {
+        var w = JSONWriter(capacity: 256)
+        w.beginObject()
+        w.member("type", "about:blank")
+        w.member("title", p.title)
+        w.member("status", Double(p.status))
+        w.member("detail", p.detail)
+        w.member("code", p.code)
+        if let field = p.field { w.member("field", field) }
+        w.endObject()
+        return w.bytes
+    }
+
+    /// GET /presets: every preset with its options and its detents on the standard geometry.
+    static func presets() -> [UInt8] {
+        var w = JSONWriter(capacity: 8192)
+        w.beginObject()
+        w.member("presets")
+        w.beginArray()
+        for preset in PresetName.allCases {
+            // The defaults always resolve; a failure here is a bug in the catalog, not input.
+            guard let model = try? SheetModel(preset: preset) else { continue }
+            w.beginObject()
+            w.member("name", preset.rawValue)
+            w.member("constraint", preset.constraint.rawValue)
+            w.member("detents")
+            detents(model, into: &w)
+            w.member("showDefault", model.showDefault.name)
+            w.member("dismissTarget", model.dismissTarget.name)
+            w.member("options")
+            w.beginObject()
+            for info in preset.optionCatalog {
+                w.key(info.name)
+                w.beginObject()
+                w.member("type", info.type)
+                w.member("default")
+                w.option(info.defaultValue)
+                w.member("description", info.summary)
+                w.endObject()
+            }
+            w.endObject()
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
+        return w.bytes
+    }
+}

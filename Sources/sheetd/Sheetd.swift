@@ -1,0 +1,111 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SheetService
+
+/// The sheetd executable: parses flags (each also from an environment variable), starts the
+/// service, and drains on SIGTERM or SIGINT.
+@main
+struct Sheetd: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sheetd",
+        abstract: "Bottom-sheet physics as an HTTP API.",
+        discussion: "Every option can also be set through the environment variable named in its help.")
+
+    @Option(help: "Address to listen on (SHEETD_HOST).")
+    var host = env("SHEETD_HOST") ?? "127.0.0.1"
+
+    @Option(help: "TCP port; 0 picks a free one (SHEETD_PORT).")
+    var port: UInt16 = env("SHEETD_PORT").flatMap(UInt16.init) ?? 8080
+
+    @Option(help: "libmicrohttpd threads: 1 = one epoll thread, N > 1 = a pool (SHEETD_THREADS).")
+    var threads: Int = env("SHEETD_THREADS").flatMap(Int.init) ?? 1
+
+    @Option(help: "Live sessions at most; more answer 503 (SHEETD_MAX_SESSIONS).")
+    var maxSessions: Int = env("SHEETD_MAX_SESSIONS").flatMap(Int.init) ?? 100_000
+
+    @Option(help: "Seconds after which an idle session is evicted (SHEETD_SESSION_TTL).")
+    var sessionTtl: Double = env("SHEETD_SESSION_TTL").flatMap(Double.init) ?? 600
+
+    @Option(help: "Largest request body in bytes; larger is 413 (SHEETD_MAX_BODY).")
+    var maxBody: Int = env("SHEETD_MAX_BODY").flatMap(Int.init) ?? 16 * 1024
+
+    @Option(help: "Seconds of inactivity before a connection is closed, 0 = never (SHEETD_CONNECTION_TIMEOUT).")
+    var connectionTimeout: Int = env("SHEETD_CONNECTION_TIMEOUT").flatMap(Int.init) ?? 30
+
+    @Option(help: "Connections at most, 0 = libmicrohttpd's default of 1020 (SHEETD_CONNECTION_LIMIT).")
+    var connectionLimit: Int = env("SHEETD_CONNECTION_LIMIT").flatMap(Int.init) ?? 0
+
+    @Option(help: "Connections per client IP at most, 0 = no limit (SHEETD_PER_IP_LIMIT).")
+    var perIpLimit: Int = env("SHEETD_PER_IP_LIMIT").flatMap(Int.init) ?? 0
+
+    @Option(help: "Allowed CORS origins, comma-separated; * allows any (SHEETD_CORS_ORIGIN).")
+    var corsOrigin = env("SHEETD_CORS_ORIGIN") ?? "*"
+
+    @Option(help: "Seconds to keep serving with readiness false after SIGTERM (SHEETD_DRAIN_GRACE).")
+    var drainGrace: Double = env("SHEETD_DRAIN_GRACE").flatMap(Double.init) ?? 0
+
+    @Option(help: "trace, debug, info, notice, warning, error or critical (SHEETD_LOG_LEVEL).")
+    var logLevel = env("SHEETD_LOG_LEVEL") ?? "info"
+
+    func validate() throws {
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be trace, debug, info, notice, warning, error or critical")
+        }
+        guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+        guard maxSessions >= 1 else { throw ValidationError("--max-sessions must be at least 1") }
+        guard sessionTtl > 0 else { throw ValidationError("--session-ttl must be positive") }
+        guard maxBody >= 0 else { throw ValidationError("--max-body must not be negative") }
+        guard connectionTimeout >= 0 else { throw ValidationError("--connection-timeout must not be negative") }
+    }
+
+    func run() throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "sheetd")
+        var config = ServiceConfiguration()
+        config.host = host
+        config.port = port
+        config.threads = threads
+        config.maxSessions = maxSessions
+        config.sessionTTL = sessionTtl
+        config.maxBodyBytes = maxBody
+        config.connectionTimeout = connectionTimeout
+        config.connectionLimit = connectionLimit > 0 ? connectionLimit : nil
+        config.perIPConnectionLimit = perIpLimit > 0 ? perIpLimit : nil
+        config.corsOrigins = corsOrigin.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        config.drainGrace = drainGrace
+
+        let server = try SheetServer(configuration: config, logger: logger)
+        try server.start()
+        logger.info("sheetd listening on http://\(host):\(server.port)")
+
+        // SIGTERM and SIGINT drain: the handlers run on a queue, not in signal context.
+        let done = DispatchSemaphore(value: 0)
+        var sources: [any DispatchSourceSignal] = []
+        for sig in [SIGTERM, SIGINT] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler {
+                logger.info("signal \(sig): draining")
+                server.drain()
+                done.signal()
+            }
+            source.resume()
+            sources.append(source)
+        }
+        done.wait()
+        logger.info("sheetd stopped")
+        _ = sources
+    }
+}
+
+/// An environment variable, if set and not empty.
+func env(_ name: String) -> String? {
+    guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else { return nil }
+    return value
+}
