@@ -21,16 +21,21 @@ public enum PresetName: String, Sendable, CaseIterable {
         switch self {
         case .facebook:
             return [
-                OptionInfo("expandedOffset", "number", .number(30), "constant of the expanded detent (card top to safe-area top), pt")
+                OptionInfo(
+                    "expandedOffset", "number", .number(30),
+                    "constant of the expanded detent (card top to safe-area top), pt")
             ]
         case .twitter:
             return [
-                OptionInfo("cardHeightRatio", "number", .number(0.75), "card height C as a fraction of the screen height, (0, 1]"),
+                OptionInfo(
+                    "cardHeightRatio", "number", .number(0.75),
+                    "card height C as a fraction of the screen height, (0, 1]"),
                 OptionInfo("maxDimAlpha", "number", .number(0.7), "dimmer alpha with the card open, [0, 1]"),
             ]
         case .glide:
             return [
-                OptionInfo("segmented", "boolean", .bool(true), "three states (open, compressed, closed) instead of two"),
+                OptionInfo(
+                    "segmented", "boolean", .bool(true), "three states (open, compressed, closed) instead of two"),
                 OptionInfo(
                     "segmentHeights", "object",
                     .object([("open", .number(H - 44)), ("compressed", .number(H / 2)), ("closed", .number(80))]),
@@ -39,7 +44,8 @@ public enum PresetName: String, Sendable, CaseIterable {
                     "concreteDimension", "string|object", .string("half"),
                     "open position when not segmented: fullScreen, half, oneFourth, oneThird or {\"custom\": pt}"),
                 OptionInfo("navigationBar", "boolean", .bool(true), "fullScreen leaves 44 pt for a navigation bar"),
-                OptionInfo("headerHeight", "number", .number(0), "visible height of the closed card when not segmented, pt"),
+                OptionInfo(
+                    "headerHeight", "number", .number(0), "visible height of the closed card when not segmented, pt"),
                 OptionInfo("grabber", "boolean", .bool(true), "draw the grabber (echoed for front ends)"),
             ]
         case .transition:
@@ -68,8 +74,11 @@ public enum PresetName: String, Sendable, CaseIterable {
                 OptionInfo("decelerationRate", "number", .number(0.998), "momentum projection rate r, (0, 1)"),
                 OptionInfo("removalVelocity", "number", .number(5.5), "v / distance to hidden (1/s) that dismisses"),
                 OptionInfo("skipDetents", "boolean", .bool(false), "let a fling pass more than one detent"),
-                OptionInfo("undimmedDetent", "string", .string("tip"), "largest detent with no dimming (default: the lowest visible)"),
-                OptionInfo("maxDimAlpha", "number", .number(0.3), "dimmer alpha at and above the detent over the undimmed one"),
+                OptionInfo(
+                    "undimmedDetent", "string", .string("tip"),
+                    "largest detent with no dimming (default: the lowest visible)"),
+                OptionInfo(
+                    "maxDimAlpha", "number", .number(0.3), "dimmer alpha at and above the detent over the undimmed one"),
                 OptionInfo("response", "number", .number(0.4), "spring response, s"),
                 OptionInfo("dampingRatio", "number", .number(1.0), "spring damping ratio"),
             ]

@@ -80,7 +80,8 @@ public final class SheetModel: Sendable {
             let speed = try reader.number("completionSpeed", default: 0.75, in: 0...100, open: true)
             let miniY = h - geometry.safeAreaBottom - mini
             guard miniY > 0 else {
-                throw .invalidOption(field: "options.miniHeight", reason: "leaves no room: the mini card must sit below y = 0")
+                throw .invalidOption(
+                    field: "options.miniHeight", reason: "leaves no room: the mini card must sit below y = 0")
             }
             let large = Detent(name: "large", constant: 0)
             let miniDetent = Detent(name: "mini", constant: miniY)
@@ -136,7 +137,8 @@ public final class SheetModel: Sendable {
         var heights = (open: H - 44, compressed: H / 2, closed: 80.0)
         if let value = reader.take("segmentHeights") {
             guard case let .object(members) = value else {
-                throw .invalidOption(field: "options.segmentHeights", reason: "expected an object, got \(value.typeName)")
+                throw .invalidOption(
+                    field: "options.segmentHeights", reason: "expected an object, got \(value.typeName)")
             }
             var sub = OptionReader(members, prefix: "options.segmentHeights", preset: .glide)
             heights.open = try sub.number("open", default: heights.open, in: 0...H)
@@ -187,7 +189,9 @@ public final class SheetModel: Sendable {
             guard openConstant <= closedConstant else {
                 throw .invalidOption(
                     field: "options.concreteDimension",
-                    reason: "opens at \(Format.number(openConstant)), below the closed position \(Format.number(closedConstant))")
+                    reason:
+                        "opens at \(Format.number(openConstant)), below the closed position \(Format.number(closedConstant))"
+                )
             }
             open = Detent(name: "open", constant: openConstant)
             compressed = Detent(name: "compressed", constant: openConstant)
@@ -223,7 +227,8 @@ public final class SheetModel: Sendable {
         ]
         if let value = reader.take("detents") {
             guard case let .object(members) = value else {
-                throw .invalidOption(field: "options.detents", reason: "expected an object of name → spec, got \(value.typeName)")
+                throw .invalidOption(
+                    field: "options.detents", reason: "expected an object of name → spec, got \(value.typeName)")
             }
             guard !members.isEmpty else {
                 throw .invalidOption(field: "options.detents", reason: "at least one detent is needed")
@@ -241,7 +246,8 @@ public final class SheetModel: Sendable {
             }
             guard case let .object(kv) = spec, kv.count == 1 else {
                 throw .invalidOption(
-                    field: path, reason: "expected exactly one of {\"fromTop\": pt}, {\"fraction\": f}, {\"height\": pt}")
+                    field: path,
+                    reason: "expected exactly one of {\"fromTop\": pt}, {\"fraction\": f}, {\"height\": pt}")
             }
             let constant: Double
             switch kv[0].key {

@@ -256,7 +256,8 @@ public struct SheetSession: Sendable {
             let c = model.hiddenConstant
             return SheetSnapshot(
                 state: .hidden, detent: model.detents.last(where: \.isHidden), constant: c,
-                dimmerAlpha: model.alpha(at: c), progress: model.progress(at: c), velocity: 0, animation: nil, time: time)
+                dimmerAlpha: model.alpha(at: c), progress: model.progress(at: c), velocity: 0, animation: nil,
+                time: time)
         case let .resting(i):
             let d = model.detents[i]
             return SheetSnapshot(
@@ -347,7 +348,8 @@ public struct SheetSession: Sendable {
             let c = a.sample(at: time).constant
             interrupted = a
             drag = Drag(
-                start: c, base: translation, origin: model.index(of: a.detent), constant: c, lastTranslation: translation,
+                start: c, base: translation, origin: model.index(of: a.detent), constant: c,
+                lastTranslation: translation,
                 canScroll: false, consumer: .sheet)
         case let .dragging(old):
             // A second began (a lost `ended`): the drag restarts where the card is, same origin.
@@ -400,10 +402,13 @@ public struct SheetSession: Sendable {
             let p = model.transitionPercent(constant: drag.constant, origin: model.detents[drag.origin])
             let snap = Snap(
                 detent: other,
-                reason: "percent \(Format.number(p, decimals: 3)) ≥ finish threshold \(Format.number(threshold, decimals: 3))",
+                reason:
+                    "percent \(Format.number(p, decimals: 3)) ≥ finish threshold \(Format.number(threshold, decimals: 3))",
                 projected: nil)
             finishedDrag = true
-            let a = startAnimation(from: drag.constant, alpha: model.alpha(at: drag.constant), to: other, velocity: 0, at: time, isShow: false)
+            let a = startAnimation(
+                from: drag.constant, alpha: model.alpha(at: drag.constant), to: other, velocity: 0, at: time,
+                isShow: false)
             return outcome(.settle(a, snap), at: time)
         }
         phase = .dragging(drag)
@@ -505,7 +510,8 @@ public struct SheetSession: Sendable {
         finishedDrag = false
         let a = startAnimation(
             from: now.constant, alpha: now.dimmerAlpha, to: target, velocity: now.velocity, at: time, isShow: isShow)
-        return outcome(.settle(a, Snap(detent: target, reason: reason, projected: nil)), at: time, interrupted: interrupted)
+        return outcome(
+            .settle(a, Snap(detent: target, reason: reason, projected: nil)), at: time, interrupted: interrupted)
     }
 
     /// Validates a show target: nil (the default) or a visible detent of this session.
@@ -515,7 +521,8 @@ public struct SheetSession: Sendable {
             return .unknownDetent(field: "detent", name: name, known: model.detents.filter { !$0.isHidden }.map(\.name))
         }
         if d.isHidden {
-            return .invalidOption(field: "detent", reason: "\"\(name)\" is where dismiss goes; show takes a visible detent")
+            return .invalidOption(
+                field: "detent", reason: "\"\(name)\" is where dismiss goes; show takes a visible detent")
         }
         return nil
     }

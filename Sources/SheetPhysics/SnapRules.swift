@@ -31,23 +31,43 @@ extension SheetModel {
         case .facebook:
             let H = geometry.availableHeight
             let S = geometry.safeAreaHeight
-            if v > 1500 { return Snap(detent: detents[2], reason: "velocity \(Format.number(v)) > 1500", projected: nil) }
+            if v > 1500 {
+                return Snap(detent: detents[2], reason: "velocity \(Format.number(v)) > 1500", projected: nil)
+            }
             if c < 0.25 * H {
-                return Snap(detent: detents[0], reason: "constant \(Format.number(c)) < 0.25·H = \(Format.number(0.25 * H))", projected: nil)
+                return Snap(
+                    detent: detents[0], reason: "constant \(Format.number(c)) < 0.25·H = \(Format.number(0.25 * H))",
+                    projected: nil)
             }
             if c < S - 70 {
-                return Snap(detent: detents[1], reason: "constant \(Format.number(c)) < S − 70 = \(Format.number(S - 70))", projected: nil)
+                return Snap(
+                    detent: detents[1], reason: "constant \(Format.number(c)) < S − 70 = \(Format.number(S - 70))",
+                    projected: nil)
             }
-            return Snap(detent: detents[2], reason: "constant \(Format.number(c)) ≥ S − 70 = \(Format.number(S - 70))", projected: nil)
+            return Snap(
+                detent: detents[2], reason: "constant \(Format.number(c)) ≥ S − 70 = \(Format.number(S - 70))",
+                projected: nil)
         case .twitter:
             // The seed compares Int(constant): truncation toward zero.
             let t = c.rounded(.towardZero)
-            if t < 0 { return Snap(detent: detents[0], reason: "pulled above open (trunc \(Format.number(t)) < 0)", projected: nil) }
-            if v > 0, v < 300, t < 180 {
-                return Snap(detent: detents[0], reason: "slow downward release (velocity \(Format.number(v)) < 300) near open (trunc \(Format.number(t)) < 180)", projected: nil)
+            if t < 0 {
+                return Snap(
+                    detent: detents[0], reason: "pulled above open (trunc \(Format.number(t)) < 0)", projected: nil)
             }
-            if v > 0 { return Snap(detent: detents[1], reason: "downward release (velocity \(Format.number(v)) > 0)", projected: nil) }
-            return Snap(detent: detents[0], reason: "upward or still release (velocity \(Format.number(v)) ≤ 0)", projected: nil)
+            if v > 0, v < 300, t < 180 {
+                return Snap(
+                    detent: detents[0],
+                    reason:
+                        "slow downward release (velocity \(Format.number(v)) < 300) near open (trunc \(Format.number(t)) < 180)",
+                    projected: nil)
+            }
+            if v > 0 {
+                return Snap(
+                    detent: detents[1], reason: "downward release (velocity \(Format.number(v)) > 0)", projected: nil)
+            }
+            return Snap(
+                detent: detents[0], reason: "upward or still release (velocity \(Format.number(v)) ≤ 0)", projected: nil
+            )
         case let .glide(segmented, K):
             let S = geometry.safeAreaHeight
             let open = detents[0]
@@ -56,17 +76,24 @@ extension SheetModel {
             let up = v > 0 ? "down" : "up (velocity 0 counts as up)"
             if c < K {
                 let to = v > 0 ? (segmented ? compressed : open) : open
-                return Snap(detent: to, reason: "above the threshold (\(Format.number(c)) < \(Format.number(K))), moving \(up)", projected: nil)
+                return Snap(
+                    detent: to, reason: "above the threshold (\(Format.number(c)) < \(Format.number(K))), moving \(up)",
+                    projected: nil)
             }
             if c < S {
                 let to = v > 0 ? closed : (segmented ? compressed : open)
-                return Snap(detent: to, reason: "between the threshold and S (\(Format.number(c)) < \(Format.number(S))), moving \(up)", projected: nil)
+                return Snap(
+                    detent: to,
+                    reason: "between the threshold and S (\(Format.number(c)) < \(Format.number(S))), moving \(up)",
+                    projected: nil)
             }
             return Snap(detent: closed, reason: "below S (\(Format.number(c)) ≥ \(Format.number(S)))", projected: nil)
         case .transition:
             let other = origin.name == detents[0].name ? detents[1] : detents[0]
             let p = transitionPercent(constant: c, origin: origin)
-            if p > 0.5 { return Snap(detent: other, reason: "percent \(Format.number(p, decimals: 3)) > 0.5", projected: nil) }
+            if p > 0.5 {
+                return Snap(detent: other, reason: "percent \(Format.number(p, decimals: 3)) > 0.5", projected: nil)
+            }
             return Snap(detent: origin, reason: "percent \(Format.number(p, decimals: 3)) ≤ 0.5: back", projected: nil)
         case .swipeCell:
             if v < 0 { return Snap(detent: detents[0], reason: "velocity \(Format.number(v)) < 0", projected: nil) }
@@ -88,7 +115,8 @@ extension SheetModel {
         if b.hideable, v > 0, v / max(H - c, 1) >= b.removalVelocity, let hidden = detents.last, hidden.isHidden {
             let ratio = v / max(H - c, 1)
             return Snap(
-                detent: hidden, reason: "removal: velocity/distance \(Format.number(ratio)) ≥ \(Format.number(b.removalVelocity))",
+                detent: hidden,
+                reason: "removal: velocity/distance \(Format.number(ratio)) ≥ \(Format.number(b.removalVelocity))",
                 projected: p)
         }
         // 3. At most one detent passed: clamp p between the neighbours of the release point.

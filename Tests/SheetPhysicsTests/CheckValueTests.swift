@@ -98,7 +98,9 @@ struct AlphaRow: Sendable, CustomTestStringConvertible {
     AlphaRow(preset: .fluid, constant: 728, alpha: 0.0),  // undimmed detent
 ])
 func dimmerWhileDragging(_ row: AlphaRow) throws {
-    var s = try resting(row.preset, at: SheetModel.defaultStart(row.preset), options: row.preset == .fluid ? [("rubberBand", .bool(false))] : [])
+    var s = try resting(
+        row.preset, at: SheetModel.defaultStart(row.preset),
+        options: row.preset == .fluid ? [("rubberBand", .bool(false))] : [])
     dragged(&s, to: row.constant)
     let snap = s.snapshot(at: 0.05)
     #expect(snap.state == .dragging)
@@ -142,20 +144,26 @@ struct FrameRow: Sendable, CustomTestStringConvertible {
 
 @Test(arguments: [
     // facebook: easeIn, T = 0.25, alpha interpolated to 0.7.
-    FrameRow(preset: .facebook, detent: "normal", count: 9, samples: [
-        (0.0000, 797.00, 0.0000), (0.0333, 785.31, 0.0205), (0.0667, 755.17, 0.0735), (0.1000, 711.38, 0.1504),
-        (0.2333, 441.82, 0.6239), (0.2500, 398.50, 0.7000),
-    ]),
+    FrameRow(
+        preset: .facebook, detent: "normal", count: 9,
+        samples: [
+            (0.0000, 797.00, 0.0000), (0.0333, 785.31, 0.0205), (0.0667, 755.17, 0.0735), (0.1000, 711.38, 0.1504),
+            (0.2333, 441.82, 0.6239), (0.2500, 398.50, 0.7000),
+        ]),
     // twitter: duration spring T 0.3, ζ 0.9, v 3; overshoot above open with alpha clamped.
-    FrameRow(preset: .twitter, detent: "open", count: 10, samples: [
-        (0.0000, 633.00, 0.0000), (0.0333, 465.39, 0.1854), (0.0667, 266.14, 0.4057), (0.1000, 129.93, 0.5563),
-        (0.2667, -0.94, 0.7000), (0.3000, 0.00, 0.7000),
-    ]),
+    FrameRow(
+        preset: .twitter, detent: "open", count: 10,
+        samples: [
+            (0.0000, 633.00, 0.0000), (0.0333, 465.39, 0.1854), (0.0667, 266.14, 0.4057), (0.1000, 129.93, 0.5563),
+            (0.2667, -0.94, 0.7000), (0.3000, 0.00, 0.7000),
+        ]),
     // glide: duration spring T 0.4, ζ 0.8, from rest.
-    FrameRow(preset: .glide, detent: "compressed", count: 13, samples: [
-        (0.0000, 797.00, 0.0000), (0.0333, 727.06, 0.1229), (0.0667, 608.10, 0.3318), (0.1000, 508.70, 0.5064),
-        (0.3667, 397.58, 0.7000), (0.4000, 398.50, 0.7000),
-    ]),
+    FrameRow(
+        preset: .glide, detent: "compressed", count: 13,
+        samples: [
+            (0.0000, 797.00, 0.0000), (0.0333, 727.06, 0.1229), (0.0667, 608.10, 0.3318), (0.1000, 508.70, 0.5064),
+            (0.3667, 397.58, 0.7000), (0.4000, 398.50, 0.7000),
+        ]),
 ])
 func showFrames(_ row: FrameRow) throws {
     var s = try SheetSession(model: SheetModel(preset: row.preset))

@@ -43,36 +43,96 @@ struct OptionRow: Sendable, CustomTestStringConvertible {
 }
 
 @Test(arguments: [
-    OptionRow(preset: .facebook, options: [("expandedOfset", .number(30))], field: "options.expandedOfset", rule: "a typo is an unknown option, named"),
-    OptionRow(preset: .facebook, options: [("expandedOffset", .string("30"))], field: "options.expandedOffset", rule: "wrong type"),
-    OptionRow(preset: .facebook, options: [("expandedOffset", .number(500))], field: "options.expandedOffset", rule: "below normal"),
+    OptionRow(
+        preset: .facebook, options: [("expandedOfset", .number(30))], field: "options.expandedOfset",
+        rule: "a typo is an unknown option, named"),
+    OptionRow(
+        preset: .facebook, options: [("expandedOffset", .string("30"))], field: "options.expandedOffset",
+        rule: "wrong type"),
+    OptionRow(
+        preset: .facebook, options: [("expandedOffset", .number(500))], field: "options.expandedOffset",
+        rule: "below normal"),
     OptionRow(preset: .facebook, options: [("expandedOffset", .number(0))], field: nil, rule: "0 is allowed"),
-    OptionRow(preset: .facebook, options: [("cardHeightRatio", .number(0.5))], field: "options.cardHeightRatio", rule: "another preset's option"),
-    OptionRow(preset: .twitter, options: [("cardHeightRatio", .number(0))], field: "options.cardHeightRatio", rule: "(0, 1]: 0 is out"),
+    OptionRow(
+        preset: .facebook, options: [("cardHeightRatio", .number(0.5))], field: "options.cardHeightRatio",
+        rule: "another preset's option"),
+    OptionRow(
+        preset: .twitter, options: [("cardHeightRatio", .number(0))], field: "options.cardHeightRatio",
+        rule: "(0, 1]: 0 is out"),
     OptionRow(preset: .twitter, options: [("cardHeightRatio", .number(1))], field: nil, rule: "(0, 1]: 1 is in"),
-    OptionRow(preset: .twitter, options: [("maxDimAlpha", .number(1.5))], field: "options.maxDimAlpha", rule: "alpha ≤ 1"),
-    OptionRow(preset: .glide, options: [("segmentHeights", .object([("open", .number(100)), ("compressed", .number(200))]))], field: "options.segmentHeights", rule: "open ≥ compressed ≥ closed"),
-    OptionRow(preset: .glide, options: [("segmentHeights", .object([("middle", .number(100))]))], field: "options.segmentHeights.middle", rule: "unknown segment"),
-    OptionRow(preset: .glide, options: [("concreteDimension", .string("quarter"))], field: "options.concreteDimension", rule: "unknown dimension"),
-    OptionRow(preset: .glide, options: [("concreteDimension", .object([("custom", .number(2000))])), ("segmented", .bool(false))], field: nil, rule: "custom above h clamps to full"),
-    OptionRow(preset: .glide, options: [("concreteDimension", .object([("costum", .number(200))]))], field: "options.concreteDimension", rule: "custom misspelt"),
-    OptionRow(preset: .glide, options: [("grabber", .number(1))], field: "options.grabber", rule: "grabber is a boolean"),
-    OptionRow(preset: .transition, options: [("finishThreshold", .null)], field: nil, rule: "null disables the threshold"),
-    OptionRow(preset: .transition, options: [("finishThreshold", .number(0))], field: "options.finishThreshold", rule: "(0, 1]"),
-    OptionRow(preset: .transition, options: [("completionSpeed", .number(0))], field: "options.completionSpeed", rule: "speed > 0"),
-    OptionRow(preset: .transition, options: [("miniHeight", .number(900))], field: "options.miniHeight", rule: "mini card on screen"),
-    OptionRow(preset: .swipeCell, options: [("swipeDistance", .number(-5))], field: "options.swipeDistance", rule: "distance > 0"),
-    OptionRow(preset: .fluid, options: [("detents", .object([("hidden", .object([("fraction", .number(0.2))]))]))], field: "options.detents.hidden", rule: "hidden is reserved"),
-    OptionRow(preset: .fluid, options: [("detents", .object([]))], field: "options.detents", rule: "at least one detent"),
-    OptionRow(preset: .fluid, options: [("detents", .object([("a", .object([("fraction", .number(0.2)), ("height", .number(5))]))]))], field: "options.detents.a", rule: "exactly one spec per detent"),
-    OptionRow(preset: .fluid, options: [("detents", .object([("a", .object([("percent", .number(20))]))]))], field: "options.detents.a.percent", rule: "unknown spec"),
-    OptionRow(preset: .fluid, options: [("detents", .object([("a", .object([("fraction", .number(1.2))]))]))], field: "options.detents.a.fraction", rule: "fraction in [0, 1]"),
-    OptionRow(preset: .fluid, options: [("detents", .object([("a", .object([("fraction", .number(0.2))])), ("a", .object([("height", .number(50))]))]))], field: "options.detents.a", rule: "unique names"),
-    OptionRow(preset: .fluid, options: [("undimmedDetent", .string("middle"))], field: "options.undimmedDetent", rule: "undimmed detent must exist"),
+    OptionRow(
+        preset: .twitter, options: [("maxDimAlpha", .number(1.5))], field: "options.maxDimAlpha", rule: "alpha ≤ 1"),
+    OptionRow(
+        preset: .glide, options: [("segmentHeights", .object([("open", .number(100)), ("compressed", .number(200))]))],
+        field: "options.segmentHeights", rule: "open ≥ compressed ≥ closed"),
+    OptionRow(
+        preset: .glide, options: [("segmentHeights", .object([("middle", .number(100))]))],
+        field: "options.segmentHeights.middle", rule: "unknown segment"),
+    OptionRow(
+        preset: .glide, options: [("concreteDimension", .string("quarter"))], field: "options.concreteDimension",
+        rule: "unknown dimension"),
+    OptionRow(
+        preset: .glide,
+        options: [("concreteDimension", .object([("custom", .number(2000))])), ("segmented", .bool(false))], field: nil,
+        rule: "custom above h clamps to full"),
+    OptionRow(
+        preset: .glide, options: [("concreteDimension", .object([("costum", .number(200))]))],
+        field: "options.concreteDimension", rule: "custom misspelt"),
+    OptionRow(
+        preset: .glide, options: [("grabber", .number(1))], field: "options.grabber", rule: "grabber is a boolean"),
+    OptionRow(
+        preset: .transition, options: [("finishThreshold", .null)], field: nil, rule: "null disables the threshold"),
+    OptionRow(
+        preset: .transition, options: [("finishThreshold", .number(0))], field: "options.finishThreshold",
+        rule: "(0, 1]"),
+    OptionRow(
+        preset: .transition, options: [("completionSpeed", .number(0))], field: "options.completionSpeed",
+        rule: "speed > 0"),
+    OptionRow(
+        preset: .transition, options: [("miniHeight", .number(900))], field: "options.miniHeight",
+        rule: "mini card on screen"),
+    OptionRow(
+        preset: .swipeCell, options: [("swipeDistance", .number(-5))], field: "options.swipeDistance",
+        rule: "distance > 0"),
+    OptionRow(
+        preset: .fluid, options: [("detents", .object([("hidden", .object([("fraction", .number(0.2))]))]))],
+        field: "options.detents.hidden", rule: "hidden is reserved"),
+    OptionRow(
+        preset: .fluid, options: [("detents", .object([]))], field: "options.detents", rule: "at least one detent"),
+    OptionRow(
+        preset: .fluid,
+        options: [("detents", .object([("a", .object([("fraction", .number(0.2)), ("height", .number(5))]))]))],
+        field: "options.detents.a", rule: "exactly one spec per detent"),
+    OptionRow(
+        preset: .fluid, options: [("detents", .object([("a", .object([("percent", .number(20))]))]))],
+        field: "options.detents.a.percent", rule: "unknown spec"),
+    OptionRow(
+        preset: .fluid, options: [("detents", .object([("a", .object([("fraction", .number(1.2))]))]))],
+        field: "options.detents.a.fraction", rule: "fraction in [0, 1]"),
+    OptionRow(
+        preset: .fluid,
+        options: [
+            (
+                "detents",
+                .object([("a", .object([("fraction", .number(0.2))])), ("a", .object([("height", .number(50))]))])
+            )
+        ], field: "options.detents.a", rule: "unique names"),
+    OptionRow(
+        preset: .fluid, options: [("undimmedDetent", .string("middle"))], field: "options.undimmedDetent",
+        rule: "undimmed detent must exist"),
     OptionRow(preset: .fluid, options: [("response", .number(0))], field: "options.response", rule: "response > 0"),
-    OptionRow(preset: .fluid, options: [("decelerationRate", .number(1))], field: "options.decelerationRate", rule: "r < 1"),
-    OptionRow(preset: .fluid, options: [("dampingRatio", .number(.nan))], field: "options.dampingRatio", rule: "finite"),
-    OptionRow(preset: .fluid, options: [("detents", .object([("peek", .object([("height", .number(100))])), ("max", .object([("fromTop", .number(0))]))])), ("dampingRatio", .number(0.6))], field: nil, rule: "custom detents, underdamped"),
+    OptionRow(
+        preset: .fluid, options: [("decelerationRate", .number(1))], field: "options.decelerationRate", rule: "r < 1"),
+    OptionRow(
+        preset: .fluid, options: [("dampingRatio", .number(.nan))], field: "options.dampingRatio", rule: "finite"),
+    OptionRow(
+        preset: .fluid,
+        options: [
+            (
+                "detents",
+                .object([("peek", .object([("height", .number(100))])), ("max", .object([("fromTop", .number(0))]))])
+            ), ("dampingRatio", .number(0.6)),
+        ], field: nil, rule: "custom detents, underdamped"),
 ])
 func optionValidation(_ row: OptionRow) {
     do {
@@ -93,7 +153,10 @@ func optionValidation(_ row: OptionRow) {
     #expect(snap.state == .resting)
     #expect(snap.constant == 30)
     #expect(snap.dimmerAlpha == 0.7)
-    #expect(throws: ConfigurationError.unknownDetent(field: "initialDetent", name: "full", known: ["expanded", "normal", "hidden"])) {
+    #expect(
+        throws: ConfigurationError.unknownDetent(
+            field: "initialDetent", name: "full", known: ["expanded", "normal", "hidden"])
+    ) {
         try SheetSession(model: model, initialDetent: "full")
     }
 }
@@ -147,7 +210,10 @@ func startingPoints(_ row: StartRow) throws {
     for (dim, nav, open) in dims {
         let model = try SheetModel(
             preset: .glide,
-            options: [("segmented", .bool(false)), ("concreteDimension", dim), ("navigationBar", .bool(nav)), ("headerHeight", .number(60))])
+            options: [
+                ("segmented", .bool(false)), ("concreteDimension", dim), ("navigationBar", .bool(nav)),
+                ("headerHeight", .number(60)),
+            ])
         #expect(model.detent(named: "open")?.constant == open)
         #expect(model.detent(named: "compressed")?.constant == open)
         #expect(model.detent(named: "closed")?.constant == 737)

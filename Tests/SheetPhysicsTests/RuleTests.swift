@@ -103,16 +103,26 @@ struct DragRow: Sendable, CustomTestStringConvertible {
 
 @Test(arguments: [
     DragRow(preset: .facebook, options: [], start: "expanded", translation: 900, constant: 930, rule: "no lower limit"),
-    DragRow(preset: .twitter, options: [], start: "open", translation: 800, constant: 800, rule: "no limit below hidden"),
+    DragRow(
+        preset: .twitter, options: [], start: "open", translation: 800, constant: 800, rule: "no limit below hidden"),
     DragRow(preset: .glide, options: [], start: "closed", translation: 200, constant: 917, rule: "no lower limit"),
-    DragRow(preset: .transition, options: [("finishThreshold", .null)], start: "mini", translation: -900, constant: 0, rule: "clamped at large"),
+    DragRow(
+        preset: .transition, options: [("finishThreshold", .null)], start: "mini", translation: -900, constant: 0,
+        rule: "clamped at large"),
     DragRow(preset: .transition, options: [], start: "mini", translation: 100, constant: 750, rule: "clamped at mini"),
     DragRow(preset: .swipeCell, options: [], start: "initial", translation: -200, constant: -80, rule: "clamped at −d"),
     DragRow(preset: .swipeCell, options: [], start: "initial", translation: 30, constant: 0, rule: "clamped at 0"),
-    DragRow(preset: .fluid, options: [("rubberBand", .bool(false))], start: "full", translation: -50, constant: 18, rule: "clamped at the top without rubber band"),
-    DragRow(preset: .fluid, options: [("rubberBand", .bool(false))], start: "tip", translation: 500, constant: 797, rule: "clamped at hidden without rubber band"),
-    DragRow(preset: .fluid, options: [("hideable", .bool(false))], start: "tip", translation: 0.0001, constant: 728.0001, rule: "rubber band starts at tip when not hideable"),
-    DragRow(preset: .fluid, options: [], start: "half", translation: 100, constant: 498.5, rule: "free between detents"),
+    DragRow(
+        preset: .fluid, options: [("rubberBand", .bool(false))], start: "full", translation: -50, constant: 18,
+        rule: "clamped at the top without rubber band"),
+    DragRow(
+        preset: .fluid, options: [("rubberBand", .bool(false))], start: "tip", translation: 500, constant: 797,
+        rule: "clamped at hidden without rubber band"),
+    DragRow(
+        preset: .fluid, options: [("hideable", .bool(false))], start: "tip", translation: 0.0001, constant: 728.0001,
+        rule: "rubber band starts at tip when not hideable"),
+    DragRow(
+        preset: .fluid, options: [], start: "half", translation: 100, constant: 498.5, rule: "free between detents"),
 ])
 func dragRule(_ row: DragRow) throws {
     var s = try resting(row.preset, at: row.start, options: row.options)
@@ -137,11 +147,21 @@ struct DimmerRow: Sendable, CustomTestStringConvertible {
     DimmerRow(preset: .transition, options: [], constant: 844, alpha: 0, rule: "hidden below mini: clamped to 0"),
     DimmerRow(preset: .swipeCell, options: [], constant: -80, alpha: 0, rule: "no dimmer"),
     DimmerRow(preset: .twitter, options: [("maxDimAlpha", .number(0.4))], constant: 0, alpha: 0.4, rule: "maxDimAlpha"),
-    DimmerRow(preset: .fluid, options: [("detents", .object([("only", .object([("fraction", .number(0.5))]))]))], constant: 0, alpha: 0, rule: "one visible detent: never dimmed"),
-    DimmerRow(preset: .fluid, options: [("undimmedDetent", .string("half"))], constant: 398.5, alpha: 0, rule: "undimmed half"),
-    DimmerRow(preset: .fluid, options: [("undimmedDetent", .string("half"))], constant: 208.25, alpha: 0.15, rule: "halfway to full"),
-    DimmerRow(preset: .fluid, options: [("undimmedDetent", .string("full"))], constant: 0, alpha: 0, rule: "undimmed top-most: never dimmed"),
-    DimmerRow(preset: .fluid, options: [("maxDimAlpha", .number(0.5))], constant: -30, alpha: 0.5, rule: "overshoot above full stays at max"),
+    DimmerRow(
+        preset: .fluid, options: [("detents", .object([("only", .object([("fraction", .number(0.5))]))]))], constant: 0,
+        alpha: 0, rule: "one visible detent: never dimmed"),
+    DimmerRow(
+        preset: .fluid, options: [("undimmedDetent", .string("half"))], constant: 398.5, alpha: 0, rule: "undimmed half"
+    ),
+    DimmerRow(
+        preset: .fluid, options: [("undimmedDetent", .string("half"))], constant: 208.25, alpha: 0.15,
+        rule: "halfway to full"),
+    DimmerRow(
+        preset: .fluid, options: [("undimmedDetent", .string("full"))], constant: 0, alpha: 0,
+        rule: "undimmed top-most: never dimmed"),
+    DimmerRow(
+        preset: .fluid, options: [("maxDimAlpha", .number(0.5))], constant: -30, alpha: 0.5,
+        rule: "overshoot above full stays at max"),
 ])
 func dimmerRule(_ row: DimmerRow) throws {
     let model = try SheetModel(preset: row.preset, options: row.options)
@@ -189,12 +209,25 @@ struct ConflictRow: Sendable, CustomTestStringConvertible {
 }
 
 @Test(arguments: [
-    ConflictRow(events: [], refused: .pan(PanEvent(phase: .changed, translation: 5)), conflict: .noDrag(.changed, state: .resting), rule: "changed while resting"),
-    ConflictRow(events: [], refused: .pan(PanEvent(phase: .ended)), conflict: .noDrag(.ended, state: .resting), rule: "ended while resting"),
-    ConflictRow(events: [], refused: .pan(PanEvent(phase: .cancelled)), conflict: .noDrag(.cancelled, state: .resting), rule: "cancelled while resting"),
-    ConflictRow(events: [.show(detent: "expanded")], refused: .pan(PanEvent(phase: .changed, translation: 1)), conflict: .noDrag(.changed, state: .animating), rule: "changed while animating"),
-    ConflictRow(events: [.pan(PanEvent(phase: .began)), .pan(PanEvent(phase: .ended, velocity: 0))], refused: .pan(PanEvent(phase: .ended, velocity: 0)), conflict: .noDrag(.ended, state: .animating), rule: "a second ended"),
-    ConflictRow(events: [.dismiss], refused: .pan(PanEvent(phase: .began)), conflict: .hidden, rule: "began on a card being hidden counts once it is hidden"),
+    ConflictRow(
+        events: [], refused: .pan(PanEvent(phase: .changed, translation: 5)),
+        conflict: .noDrag(.changed, state: .resting), rule: "changed while resting"),
+    ConflictRow(
+        events: [], refused: .pan(PanEvent(phase: .ended)), conflict: .noDrag(.ended, state: .resting),
+        rule: "ended while resting"),
+    ConflictRow(
+        events: [], refused: .pan(PanEvent(phase: .cancelled)), conflict: .noDrag(.cancelled, state: .resting),
+        rule: "cancelled while resting"),
+    ConflictRow(
+        events: [.show(detent: "expanded")], refused: .pan(PanEvent(phase: .changed, translation: 1)),
+        conflict: .noDrag(.changed, state: .animating), rule: "changed while animating"),
+    ConflictRow(
+        events: [.pan(PanEvent(phase: .began)), .pan(PanEvent(phase: .ended, velocity: 0))],
+        refused: .pan(PanEvent(phase: .ended, velocity: 0)), conflict: .noDrag(.ended, state: .animating),
+        rule: "a second ended"),
+    ConflictRow(
+        events: [.dismiss], refused: .pan(PanEvent(phase: .began)), conflict: .hidden,
+        rule: "began on a card being hidden counts once it is hidden"),
 ])
 func conflictsChangeNothing(_ row: ConflictRow) throws {
     var s = try resting(.facebook, at: "normal")
@@ -233,12 +266,18 @@ struct VelocityRow: Sendable, CustomTestStringConvertible {
 }
 
 @Test(arguments: [
-    VelocityRow(samples: [(0.00, 0), (0.02, 10), (0.04, 20)], endedAt: 0.05, velocity: 500, rule: "a straight line: its slope"),
-    VelocityRow(samples: [(0.00, 0), (0.5, 300), (0.52, 290), (0.54, 280)], endedAt: 0.55, velocity: -500, rule: "only the last 0.1 s counts"),
-    VelocityRow(samples: [(0.45, 300), (0.46, 310)], endedAt: 0.55, velocity: 1000, rule: "t ≥ t(ended) − 0.1 is inclusive"),
+    VelocityRow(
+        samples: [(0.00, 0), (0.02, 10), (0.04, 20)], endedAt: 0.05, velocity: 500, rule: "a straight line: its slope"),
+    VelocityRow(
+        samples: [(0.00, 0), (0.5, 300), (0.52, 290), (0.54, 280)], endedAt: 0.55, velocity: -500,
+        rule: "only the last 0.1 s counts"),
+    VelocityRow(
+        samples: [(0.45, 300), (0.46, 310)], endedAt: 0.55, velocity: 1000, rule: "t ≥ t(ended) − 0.1 is inclusive"),
     VelocityRow(samples: [(0.10, 5)], endedAt: 0.11, velocity: 0, rule: "one sample gives 0"),
     VelocityRow(samples: [(0.10, 5), (0.10, 9)], endedAt: 0.11, velocity: 0, rule: "samples all at one time give 0"),
-    VelocityRow(samples: [(0.0, 0), (0.01, 2), (0.02, 2), (0.03, 6)], endedAt: 0.03, velocity: 180, rule: "least squares, not end points"),
+    VelocityRow(
+        samples: [(0.0, 0), (0.01, 2), (0.02, 2), (0.03, 6)], endedAt: 0.03, velocity: 180,
+        rule: "least squares, not end points"),
     VelocityRow(samples: [], endedAt: 0.03, velocity: 0, rule: "no samples give 0"),
 ])
 func velocityEstimation(_ row: VelocityRow) throws {
@@ -279,29 +318,41 @@ struct ScrollRow: Sendable, CustomTestStringConvertible {
 }
 
 @Test(arguments: [
-    ScrollRow(start: "full", steps: [
-        ScrollStep(translation: 10, scrollOffset: 40, consumer: .scroll, constant: 18),
-        ScrollStep(translation: 30, scrollOffset: 20, consumer: .scroll, constant: 18),
-    ], endsAt: "full", rule: "content scrolled down: the sheet stays and settles where it began"),
-    ScrollRow(start: "full", steps: [
-        ScrollStep(translation: 10, scrollOffset: 0, consumer: .sheet, constant: 28),
-        ScrollStep(translation: 40, scrollOffset: 0, consumer: .sheet, constant: 58),
-    ], endsAt: "full", rule: "content at its top, finger down: the sheet moves"),
-    ScrollRow(start: "full", steps: [
-        ScrollStep(translation: -10, scrollOffset: 0, consumer: .scroll, constant: 18),
-        ScrollStep(translation: 20, scrollOffset: 0, consumer: .sheet, constant: 48),
-    ], endsAt: "full", rule: "finger up scrolls; switching back re-bases at the previous translation"),
-    ScrollRow(start: "full", steps: [
-        ScrollStep(translation: 10, scrollOffset: 5, consumer: .scroll, constant: 18),
-        ScrollStep(translation: 30, scrollOffset: 0, consumer: .sheet, constant: 38),
-        ScrollStep(translation: 300, scrollOffset: 0, consumer: .sheet, constant: 308),
-    ], endsAt: "half", rule: "scroll → sheet: the switching event's own 20 pt move the card"),
-    ScrollRow(start: "half", steps: [
-        ScrollStep(translation: -10, scrollOffset: 50, consumer: .sheet, constant: 388.5),
-    ], endsAt: "half", rule: "not at the top-most detent: the sheet takes every movement"),
-    ScrollRow(start: "full", steps: [
-        ScrollStep(translation: 10, scrollOffset: nil, consumer: .sheet, constant: 28),
-    ], endsAt: "full", rule: "no scrollOffset: the sheet takes the movement"),
+    ScrollRow(
+        start: "full",
+        steps: [
+            ScrollStep(translation: 10, scrollOffset: 40, consumer: .scroll, constant: 18),
+            ScrollStep(translation: 30, scrollOffset: 20, consumer: .scroll, constant: 18),
+        ], endsAt: "full", rule: "content scrolled down: the sheet stays and settles where it began"),
+    ScrollRow(
+        start: "full",
+        steps: [
+            ScrollStep(translation: 10, scrollOffset: 0, consumer: .sheet, constant: 28),
+            ScrollStep(translation: 40, scrollOffset: 0, consumer: .sheet, constant: 58),
+        ], endsAt: "full", rule: "content at its top, finger down: the sheet moves"),
+    ScrollRow(
+        start: "full",
+        steps: [
+            ScrollStep(translation: -10, scrollOffset: 0, consumer: .scroll, constant: 18),
+            ScrollStep(translation: 20, scrollOffset: 0, consumer: .sheet, constant: 48),
+        ], endsAt: "full", rule: "finger up scrolls; switching back re-bases at the previous translation"),
+    ScrollRow(
+        start: "full",
+        steps: [
+            ScrollStep(translation: 10, scrollOffset: 5, consumer: .scroll, constant: 18),
+            ScrollStep(translation: 30, scrollOffset: 0, consumer: .sheet, constant: 38),
+            ScrollStep(translation: 300, scrollOffset: 0, consumer: .sheet, constant: 308),
+        ], endsAt: "half", rule: "scroll → sheet: the switching event's own 20 pt move the card"),
+    ScrollRow(
+        start: "half",
+        steps: [
+            ScrollStep(translation: -10, scrollOffset: 50, consumer: .sheet, constant: 388.5)
+        ], endsAt: "half", rule: "not at the top-most detent: the sheet takes every movement"),
+    ScrollRow(
+        start: "full",
+        steps: [
+            ScrollStep(translation: 10, scrollOffset: nil, consumer: .sheet, constant: 28)
+        ], endsAt: "full", rule: "no scrollOffset: the sheet takes the movement"),
 ])
 func scrollHandOff(_ row: ScrollRow) throws {
     var s = try resting(.fluid, at: row.start)
@@ -310,7 +361,8 @@ func scrollHandOff(_ row: ScrollRow) throws {
     var t = 0.0
     for step in row.steps {
         t += 0.016
-        let out = s.handle(.pan(PanEvent(phase: .changed, translation: step.translation, scrollOffset: step.scrollOffset)), at: t)
+        let out = s.handle(
+            .pan(PanEvent(phase: .changed, translation: step.translation, scrollOffset: step.scrollOffset)), at: t)
         #expect(out.consumer == step.consumer)
         #expect(close(out.snapshot.constant, step.constant, 1e-9), "got \(out.snapshot.constant)")
     }
@@ -422,8 +474,14 @@ func showAndDismissDefaults(_ row: ShowRow) throws {
 @Test func showRefusesUnknownAndHiddenDetents() throws {
     var s = try resting(.facebook, at: "normal")
     let unknown = s.handle(.show(detent: "expandd"), at: 0)
-    guard case let .invalid(error) = unknown.action else { Issue.record("expected invalid"); return }
+    guard case let .invalid(error) = unknown.action else {
+        Issue.record("expected invalid")
+        return
+    }
     #expect(error == .unknownDetent(field: "detent", name: "expandd", known: ["expanded", "normal"]))
-    guard case .invalid = s.handle(.show(detent: "hidden"), at: 0).action else { Issue.record("expected invalid"); return }
+    guard case .invalid = s.handle(.show(detent: "hidden"), at: 0).action else {
+        Issue.record("expected invalid")
+        return
+    }
     #expect(s.animationCount == 0)
 }

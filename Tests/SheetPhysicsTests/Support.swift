@@ -2,7 +2,9 @@ import SheetPhysics
 import Testing
 
 /// A session of `preset` on the standard geometry, resting at `detent`.
-func resting(_ preset: PresetName, at detent: String, options: [(key: String, value: OptionValue)] = []) throws -> SheetSession {
+func resting(_ preset: PresetName, at detent: String, options: [(key: String, value: OptionValue)] = []) throws
+    -> SheetSession
+{
     try SheetSession(model: SheetModel(preset: preset, options: options), initialDetent: detent)
 }
 
