@@ -81,6 +81,20 @@ public struct SheetSnapshot: Sendable, Hashable {
     public var animation: Animation?
     /// The instant this describes, on the session's clock.
     public var time: Double
+
+    public init(
+        state: SheetState, detent: Detent?, constant: Double, dimmerAlpha: Double, progress: Double,
+        velocity: Double, animation: Animation?, time: Double
+    ) {
+        self.state = state
+        self.detent = detent
+        self.constant = constant
+        self.dimmerAlpha = dimmerAlpha
+        self.progress = progress
+        self.velocity = velocity
+        self.animation = animation
+        self.time = time
+    }
 }
 
 /// What an event did. The service decides the I/O.

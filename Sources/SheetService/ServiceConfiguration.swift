@@ -23,6 +23,10 @@ public struct ServiceConfiguration: Sendable {
     public var corsOrigins = ["*"]
     /// Seconds to keep answering (with readiness false) after SIGTERM before closing the listener.
     public var drainGrace: Double = 0
+    /// Seconds between `: keep-alive` comments on an idle frame stream.
+    public var keepAliveInterval: Double = 15
+    /// Bytes a frame stream buffers for a slow reader before it drops to the latest frame.
+    public var streamBufferBytes = 256 * 1024
     /// Seconds a Retry-After header asks a client to wait.
     public var retryAfter = 1
 

@@ -3,14 +3,13 @@ import Prometheus
 
 /// The service's routes, as metric labels and for dispatch.
 enum Route: Int, CaseIterable, Sendable {
-    case root, clientModule, sessions, session, pan, show, dismiss, frames, simulate, presets
+    case root, sessions, session, pan, show, dismiss, frames, simulate, presets
     case healthz, livez, readyz, metrics, openapi, unmatched
 
     /// The route's path template, as openapi.yaml names it.
     var template: String {
         switch self {
         case .root: "/"
-        case .clientModule: "/sheet-client.js"
         case .sessions: "/sessions"
         case .session: "/sessions/{id}"
         case .pan: "/sessions/{id}/pan"
@@ -45,6 +44,12 @@ final class ServiceMetrics: Sendable {
     let animationsStarted: CoreMetrics.Counter
     let sessionsCreated: CoreMetrics.Counter
     let rejectedFraming: CoreMetrics.Counter
+    let framesSent: CoreMetrics.Counter
+    /// Frames a slow reader never got: its unsent frames were replaced by the latest one.
+    let framesDropped: CoreMetrics.Counter
+    /// How late realtime frames left against their due time.
+    let frameLateness: CoreMetrics.Timer
+    let streamsOpen: CoreMetrics.Meter
 
     init() {
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -70,6 +75,16 @@ final class ServiceMetrics: Sendable {
         sessionsCreated = CoreMetrics.Counter(label: "sheetd_sessions_created_total", factory: factory)
         animationsStarted = CoreMetrics.Counter(label: "sheetd_animations_started_total", factory: factory)
         rejectedFraming = CoreMetrics.Counter(label: "sheetd_requests_rejected_framing_total", factory: factory)
+        framesSent = CoreMetrics.Counter(label: "sheetd_frames_sent_total", factory: factory)
+        framesDropped = CoreMetrics.Counter(label: "sheetd_frames_dropped_total", factory: factory)
+        streamsOpen = CoreMetrics.Meter(label: "sheetd_streams_open", factory: factory)
+        // Lateness: 100 µs to 250 ms.
+        factory.defaultDurationHistogramBuckets = [
+            .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
+            .milliseconds(4), .milliseconds(8), .milliseconds(16), .milliseconds(33), .milliseconds(100),
+            .milliseconds(250),
+        ]
+        frameLateness = CoreMetrics.Timer(label: "sheetd_frame_lateness_seconds", factory: factory)
     }
 
     /// Counts one answered request and its latency.

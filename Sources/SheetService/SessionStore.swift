@@ -24,12 +24,43 @@ final class SessionProfile: Sendable {
     }
 }
 
-/// One live session: its profile, its state machine behind a lock, and its idle timestamp.
+/// What a session's lock guards: the state machine, its open frame streams and its recent
+/// animations (frames are a pure function of their animation, so these are all a reconnecting
+/// stream needs; frames themselves are never stored).
+struct SessionRecord: Sendable {
+    var sheet: SheetSession
+    var streams: [FrameStream] = []
+    /// The last few animations, newest last (for Last-Event-ID).
+    var recent: [Animation] = []
+    /// Server seconds at which the newest animation's t = 0 fell (its start time on the server
+    /// clock; the receive time of its event on the client clock).
+    var origin = 0.0
+    static let recentLimit = 4
+
+    init(sheet: SheetSession) { self.sheet = sheet }
+
+    /// Remembers `a` for reconnecting streams.
+    mutating func remember(_ a: Animation, origin: Double) {
+        if recent.count == Self.recentLimit { recent.removeFirst() }
+        recent.append(a)
+        self.origin = origin
+    }
+
+    /// Sends `closed` to every open stream and forgets them.
+    mutating func closeStreams(reason: String, now: Double) {
+        for stream in streams { stream.close(reason: reason, now: now) }
+        streams = []
+    }
+}
+
+/// One live session: its profile, its record behind a lock, and its idle timestamp.
 /// Events of one session are applied one at a time, in the order they take the lock.
 final class SessionBox: Sendable {
     let id: String
     let profile: SessionProfile
-    let session: Mutex<SheetSession>
+    let record: Mutex<SessionRecord>
+    /// Open frame streams: a watched session is not idle, so the sweeper leaves it.
+    let openStreams = Atomic<Int>(0)
     /// Server seconds of the last request that touched it, as Double bits (read by the sweeper
     /// without taking the session's lock).
     private let touched: Atomic<UInt64>
@@ -37,7 +68,7 @@ final class SessionBox: Sendable {
     init(id: String, profile: SessionProfile, session: SheetSession, now: Double) {
         self.id = id
         self.profile = profile
-        self.session = Mutex(session)
+        self.record = Mutex(SessionRecord(sheet: session))
         self.touched = Atomic(now.bitPattern)
     }
 
@@ -136,7 +167,9 @@ final class SessionStore: Sendable {
         for shard in shards {
             shard.withLock { table in
                 // Collect first: removing while iterating a dictionary is not allowed.
-                let stale = table.values.filter { $0.lastTouched < cutoff }
+                let stale = table.values.filter {
+                    $0.lastTouched < cutoff && $0.openStreams.load(ordering: .relaxed) == 0
+                }
                 for box in stale {
                     table.removeValue(forKey: box.id)
                     live.wrappingSubtract(1, ordering: .relaxed)

@@ -13,6 +13,7 @@ final class SheetResponder: HTTPResponder {
     let clock: ServerClock
     let logger: Logger
     let draining = Atomic<Bool>(false)
+    let pacer: FramePacer
     private let presetsJSON: [UInt8]
     private let openAPIYAML: [UInt8]
     private let indexHTML: [UInt8]
@@ -28,6 +29,7 @@ final class SheetResponder: HTTPResponder {
         self.openAPIYAML = try Self.resource("openapi", "yaml")
         self.indexHTML = try Self.resource("index", "html")
         self.allowAnyOrigin = configuration.corsOrigins.contains("*")
+        self.pacer = FramePacer(clock: clock, keepAliveInterval: configuration.keepAliveInterval)
     }
 
     /// A file shipped in the module's Resources folder.
@@ -155,6 +157,7 @@ final class SheetResponder: HTTPResponder {
         case 3 where segments[0] == "sessions":
             let route: Route
             switch segments[2] {
+            case "frames": route = .frames
             case "pan": route = .pan
             case "show": route = .show
             case "dismiss": route = .dismiss
@@ -189,7 +192,7 @@ final class SheetResponder: HTTPResponder {
     /// The methods each route takes (HEAD goes with GET; OPTIONS is answered for all).
     static func methods(_ route: Route) -> [String] {
         switch route {
-        case .root, .clientModule, .frames, .presets, .healthz, .livez, .readyz, .metrics, .openapi: ["GET", "HEAD"]
+        case .root, .frames, .presets, .healthz, .livez, .readyz, .metrics, .openapi: ["GET", "HEAD"]
         case .sessions, .pan, .show, .dismiss, .simulate: ["POST"]
         case .session: ["GET", "HEAD", "PUT", "DELETE"]
         case .unmatched: []
@@ -234,7 +237,8 @@ final class SheetResponder: HTTPResponder {
         case .show: return try show(id!, request)
         case .dismiss: return try dismiss(id!, request)
         case .simulate: return try Simulation.run(request.body)
-        case .clientModule, .frames, .unmatched:
+        case .frames: return try frames(id!, request)
+        case .unmatched:
             throw Problem(status: 404, code: "not-found", detail: "no route \(request.path)")
         }
     }
@@ -309,7 +313,8 @@ final class SheetResponder: HTTPResponder {
             var r = snapshotResponse(201, box, at: now)
             r.headers.append(name: "Location", value: "/sessions/\(id)")
             return r
-        case .replaced:
+        case let .replaced(old):
+            old.record.withLock { $0.closeStreams(reason: "replaced", now: now) }
             return snapshotResponse(200, box, at: now)
         case .full:
             throw full
@@ -317,7 +322,9 @@ final class SheetResponder: HTTPResponder {
     }
 
     private func deleteSession(_ id: String) throws -> HTTPResponse {
-        guard store.remove(id) != nil else { throw Problem.sessionNotFound(id) }
+        guard let box = store.remove(id) else { throw Problem.sessionNotFound(id) }
+        let now = clock.now
+        box.record.withLock { $0.closeStreams(reason: "deleted", now: now) }
         return HTTPResponse(status: 204)
     }
 
@@ -336,12 +343,10 @@ final class SheetResponder: HTTPResponder {
     /// The session's snapshot now: on the server clock, `now`; on the client clock, the time of
     /// its last event (the server cannot know the client's now).
     private func snapshotResponse(_ status: Int, _ box: SessionBox, at now: Double) -> HTTPResponse {
-        let snapshot = box.session.withLock { s in
-            s.snapshot(at: box.profile.clock == .server ? max(now, s.lastTime) : (s.lastTime.isFinite ? s.lastTime : 0))
-        }
+        let snapshot = box.record.withLock { r in r.sheet.snapshot(at: sessionTime(box, r, now: now)) }
         var w = JSONWriter(capacity: 768)
         Wire.snapshot(id: box.id, profile: box.profile, snapshot, into: &w)
-        return Self.bytes(status, "application/json", w.bytes)
+        return Self.bytes(status, "application/json", w.takeBytes())
     }
 
     // MARK: Events
@@ -351,11 +356,26 @@ final class SheetResponder: HTTPResponder {
         _ box: SessionBox, _ event: SheetEvent, clientTime: Double?, receivedAt: ContinuousClock.Instant
     ) throws(Problem) -> SheetOutcome {
         let now = clock.seconds(at: receivedAt)
-        let outcome = box.session.withLock { s in
+        let outcome = box.record.withLock { r in
             // Server clock: the receive time, never before the session's last event (two
             // requests may take the lock in the other order than they were received).
-            let time = box.profile.clock == .client ? clientTime! : max(now, s.lastTime)
-            return s.handle(event, at: time)
+            let time = box.profile.clock == .client ? clientTime! : max(now, r.sheet.lastTime)
+            let outcome = r.sheet.handle(event, at: time)
+            // Frame streams hear of it under the same lock, so they see events in order.
+            if let a = outcome.animation {
+                let origin = box.profile.clock == .server ? a.startTime : now
+                r.remember(a, origin: origin)
+                if !r.streams.isEmpty {
+                    r.streams.removeAll { $0.isDone }
+                    let grabbed = outcome.interrupted != nil ? outcome.snapshot : nil
+                    for stream in r.streams {
+                        stream.begin(a, origin: origin, interrupted: grabbed, now: now, pacer: pacer)
+                    }
+                }
+            } else if outcome.interrupted != nil {
+                for stream in r.streams { stream.interrupt(outcome.snapshot, now: now) }
+            }
+            return outcome
         }
         box.touch(now)
         switch outcome.action {
@@ -370,7 +390,7 @@ final class SheetResponder: HTTPResponder {
     private func resultResponse(_ outcome: SheetOutcome, phase: PanPhase?) -> HTTPResponse {
         var w = JSONWriter(capacity: 512)
         Wire.result(outcome, phase: phase, into: &w)
-        return Self.bytes(200, "application/json", w.bytes)
+        return Self.bytes(200, "application/json", w.takeBytes())
     }
 
     private func pan(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
@@ -395,6 +415,89 @@ final class SheetResponder: HTTPResponder {
         let time = try Decode.dismiss(json, clock: box.profile.clock)
         let outcome = try apply(box, .dismiss, clientTime: time, receivedAt: request.receivedAt)
         return resultResponse(outcome, phase: nil)
+    }
+
+    /// "Now" on a session's clock: the server's now, never before its last event; on the client
+    /// clock, the time of its last event (the server cannot know the client's now).
+    private func sessionTime(_ box: SessionBox, _ r: SessionRecord, now: Double) -> Double {
+        box.profile.clock == .server ? max(now, r.sheet.lastTime) : (r.sheet.lastTime.isFinite ? r.sheet.lastTime : 0)
+    }
+
+    // MARK: Frames
+
+    /// GET /sessions/{id}/frames: Server-Sent Events of every animation of the session.
+    private func frames(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
+        var fps = 60
+        var pace = FramePace.realtime
+        var once = false
+        for (name, value) in request.queryItems {
+            switch name {
+            case "fps":
+                guard let v = Int(value), (1...240).contains(v) else {
+                    throw Problem.invalid("invalid-value", "fps must be an integer from 1 to 240, got \"\(value)\"", field: "fps")
+                }
+                fps = v
+            case "pace":
+                guard let v = FramePace(rawValue: value) else {
+                    throw Problem.invalid("invalid-value", "pace must be realtime or instant, got \"\(value)\"", field: "pace")
+                }
+                pace = v
+            case "once":
+                guard value == "true" || value == "false" || value.isEmpty else {
+                    throw Problem.invalid("invalid-value", "once must be true or false, got \"\(value)\"", field: "once")
+                }
+                once = value != "false"
+            default:
+                throw Problem.invalid(
+                    "unknown-field", "unknown query parameter \"\(name)\"; the stream takes fps, pace and once", field: name)
+            }
+        }
+        let box = try session(id)
+        // Last-Event-ID: "n:k", the last frame the client saw.
+        var resume: (animation: Int, index: Int)?
+        var unknownResume = false
+        if let last = request.headers["last-event-id"] {
+            let parts = last.split(separator: ":", omittingEmptySubsequences: false)
+            if parts.count == 2, let n = Int(parts[0]), let k = Int(parts[1]), n >= 0, k >= 0 {
+                resume = (n, k)
+            } else {
+                unknownResume = true
+            }
+        }
+        let http = HTTPStream(bufferLimit: configuration.streamBufferBytes)
+        let stream = FrameStream(http: http, fps: fps, pace: pace, once: once, profile: box.profile, metrics: metrics)
+        let now = clock.now
+        stream.open(now: now)
+        box.record.withLock { r in
+            r.streams.removeAll { $0.isDone }
+            r.streams.append(stream)
+            let t = sessionTime(box, r, now: now)
+            let running = r.sheet.animation(at: t)
+            let origin = r.origin
+            if let resume, let known = r.recent.first(where: { $0.id == resume.animation }) {
+                if known === running {
+                    stream.begin(known, origin: origin, after: resume.index, interrupted: nil, now: now, pacer: pacer)
+                    return
+                }
+                stream.sendSettled(known, now: now)
+            } else if resume != nil || unknownResume {
+                stream.sendSnapshot(r.sheet.snapshot(at: t), now: now)
+            }
+            if let running { stream.begin(running, origin: origin, interrupted: nil, now: now, pacer: pacer) }
+        }
+        box.openStreams.wrappingAdd(1, ordering: .relaxed)
+        metrics.streamsOpen.increment()
+        let metrics = self.metrics
+        http.onClose {
+            box.openStreams.wrappingSubtract(1, ordering: .relaxed)
+            metrics.streamsOpen.decrement()
+        }
+        pacer.schedule(.keepAlive, stream, at: now + configuration.keepAliveInterval, generation: 0)
+        var headers = HTTPHeaders()
+        headers.append(name: "Content-Type", value: "text/event-stream")
+        headers.append(name: "Cache-Control", value: "no-cache")
+        headers.append(name: "X-Accel-Buffering", value: "no")
+        return HTTPResponse(status: 200, headers: headers, stream: http)
     }
 
     // MARK: Responses

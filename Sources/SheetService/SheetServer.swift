@@ -47,6 +47,15 @@ public final class SheetServer: Sendable {
         sweeper.withLock { $0 = task }
     }
 
+    /// Every route the server answers, as openapi.yaml names it, with its methods (OPTIONS,
+    /// the CORS preflight, is answered on all of them; HEAD goes with GET, as RFC 9110 has it,
+    /// and is left out).
+    public static var routes: [(path: String, methods: [String])] {
+        Route.allCases.filter { $0 != .unmatched }.map { route in
+            (route.template, SheetResponder.methods(route).filter { $0 != "HEAD" } + ["OPTIONS"])
+        }
+    }
+
     /// The bound port (the real one when configured with 0).
     public var port: UInt16 { http.port }
 
@@ -66,6 +75,14 @@ public final class SheetServer: Sendable {
             while clock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
         }
         http.quiesce()
+        // Every open stream gets `closed`; give the connections a moment to take the bytes.
+        let now = responder.clock.now
+        let boxes = responder.store.all()
+        for box in boxes { box.record.withLock { $0.closeStreams(reason: "draining", now: now) } }
+        let deadline = ContinuousClock.now + .seconds(1)
+        while ContinuousClock.now < deadline, boxes.contains(where: { $0.openStreams.load(ordering: .relaxed) > 0 }) {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
         stop()
     }
 
@@ -75,6 +92,7 @@ public final class SheetServer: Sendable {
             task?.cancel()
             task = nil
         }
+        responder.pacer.stop()
         http.stop()
     }
 

@@ -193,7 +193,7 @@ enum Wire {
         w.member("code", p.code)
         if let field = p.field { w.member("field", field) }
         w.endObject()
-        return w.bytes
+        return w.takeBytes()
     }
 
     /// GET /presets: every preset with its options and its detents on the standard geometry.
@@ -228,6 +228,6 @@ enum Wire {
         }
         w.endArray()
         w.endObject()
-        return w.bytes
+        return w.takeBytes()
     }
 }

@@ -1,0 +1,222 @@
+import MicroHTTP
+import SheetPhysics
+import Synchronization
+
+/// How a frame stream sends an animation's frames.
+enum FramePace: String, Sendable {
+    /// Frame k leaves when its time comes on the server clock.
+    case realtime
+    /// All frames at once.
+    case instant
+}
+
+/// One Server-Sent Events subscriber of a session's animations (GET /sessions/{id}/frames).
+/// Frames are sampled from the animation's closed form at this stream's own fps, so streams at
+/// 120 and 30 fps of one animation agree at shared instants.
+final class FrameStream: Sendable {
+    let http: HTTPStream
+    let fps: Int
+    let pace: FramePace
+    let once: Bool
+    let profile: SessionProfile
+    private let metrics: ServiceMetrics
+    private let state = Mutex(State())
+
+    struct State {
+        /// The animation being streamed, and the server time of its t = 0.
+        var animation: Animation?
+        var origin = 0.0
+        /// The next frame to send.
+        var next = 0
+        /// Bumped whenever the animation changes, so stale pacer entries are dropped.
+        var generation = 0
+        /// Server seconds of the last bytes written (for keep-alives).
+        var lastWrite = 0.0
+        /// No more events (closed, or `once` and settled).
+        var done = false
+    }
+
+    init(http: HTTPStream, fps: Int, pace: FramePace, once: Bool, profile: SessionProfile, metrics: ServiceMetrics) {
+        self.http = http
+        self.fps = fps
+        self.pace = pace
+        self.once = once
+        self.profile = profile
+        self.metrics = metrics
+    }
+
+    var isDone: Bool { state.withLock { $0.done } || http.isClosed }
+
+    // MARK: Events
+
+    /// Writes one whole event; a reader too slow to keep up loses what it has not taken yet and
+    /// gets this event instead (drop to the latest frame), counted in /metrics.
+    private func send(_ bytes: [UInt8], now: Double, state s: inout State) {
+        switch http.write(bytes) {
+        case .written: break
+        case .overflow:
+            metrics.framesDropped.increment()
+            _ = http.replaceBuffered(with: bytes)
+        case .closed:
+            s.done = true
+        }
+        s.lastWrite = now
+    }
+
+    static func event(_ name: StaticString, id: String?, _ body: (inout JSONWriter) -> Void) -> [UInt8] {
+        var w = JSONWriter(capacity: 256)
+        body(&w)
+        let data = w.takeBytes()
+        var out: [UInt8] = []
+        out.reserveCapacity(data.count + 48)
+        if let id {
+            out.append(contentsOf: "id: ".utf8)
+            out.append(contentsOf: id.utf8)
+            out.append(0x0A)
+        }
+        out.append(contentsOf: "event: ".utf8)
+        name.withUTF8Buffer { out.append(contentsOf: $0) }
+        out.append(contentsOf: "\ndata: ".utf8)
+        out.append(contentsOf: data)
+        out.append(contentsOf: "\n\n".utf8)
+        return out
+    }
+
+    private func frameEvent(_ a: Animation, _ k: Int) -> [UInt8] {
+        Self.event("frame", id: "\(a.id):\(k)") { w in Wire.frame(animation: a.id, index: k, a.frame(k, fps: fps), into: &w) }
+    }
+
+    private func snapshotEvent(_ name: StaticString, _ snapshot: SheetSnapshot) -> [UInt8] {
+        Self.event(name, id: nil) { w in Wire.snapshot(id: nil, profile: profile, snapshot, into: &w) }
+    }
+
+    /// The opening lines: the reconnection delay for EventSource.
+    func open(now: Double) {
+        state.withLock { s in send(Array("retry: 1000\n\n".utf8), now: now, state: &s) }
+    }
+
+    /// A one-off `snapshot` event (a reconnect with an unknown Last-Event-ID).
+    func sendSnapshot(_ snapshot: SheetSnapshot, now: Double) {
+        state.withLock { s in send(snapshotEvent("snapshot", snapshot), now: now, state: &s) }
+    }
+
+    /// `settled` for an animation that ended while the client was away.
+    func sendSettled(_ a: Animation, now: Double) {
+        state.withLock { s in
+            send(snapshotEvent("settled", .settled(a)), now: now, state: &s)
+            if once { finish(&s) }
+        }
+    }
+
+    /// Streams animation `a`, whose t = 0 is `origin` on the server clock, starting after frame
+    /// `after` (nil: from its start, or for a realtime stream from the current frame). If it
+    /// replaces one still in flight, that one ends with `interrupted` (the snapshot at the grab).
+    func begin(
+        _ a: Animation, origin: Double, after: Int? = nil, interrupted: SheetSnapshot?, now: Double, pacer: FramePacer
+    ) {
+        let due: (Double, Int)? = state.withLock { s in
+            guard !s.done else { return nil }
+            if let running = s.animation, let snapshot = interrupted, running.id != a.id {
+                send(snapshotEvent("interrupted", snapshot), now: now, state: &s)
+            }
+            s.animation = a
+            s.origin = origin
+            s.generation += 1
+            let last = a.frameCount(fps: fps) - 1
+            let current = min(max(Int(((now - origin) * Double(fps)).rounded(.down)), 0), last)
+            switch pace {
+            case .instant:
+                s.next = after.map { min($0 + 1, last) } ?? 0
+                while !s.done && s.animation != nil { sendNext(&s, now: now) }
+                return nil
+            case .realtime:
+                s.next = max(current, after.map { min($0 + 1, last) } ?? 0)
+                return (origin + a.frameTime(s.next, fps: fps), s.generation)
+            }
+        }
+        if let (time, generation) = due { pacer.schedule(.frame, self, at: time, generation: generation) }
+    }
+
+    /// Sends the next frame (and `settled` after the last one); returns when the one after is due.
+    private func sendNext(_ s: inout State, now: Double) {
+        guard let a = s.animation else { return }
+        let last = a.frameCount(fps: fps) - 1
+        let k = s.next
+        send(frameEvent(a, k), now: now, state: &s)
+        metrics.framesSent.increment()
+        if k >= last {
+            send(snapshotEvent("settled", .settled(a)), now: now, state: &s)
+            s.animation = nil
+            if once { finish(&s) }
+            return
+        }
+        s.next = k + 1
+    }
+
+    private func finish(_ s: inout State) {
+        s.done = true
+        s.animation = nil
+        http.finish()
+    }
+
+    /// A `began` grabbed the card: the animation in flight ends with `interrupted`.
+    func interrupt(_ snapshot: SheetSnapshot, now: Double) {
+        state.withLock { s in
+            guard !s.done, s.animation != nil else { return }
+            send(snapshotEvent("interrupted", snapshot), now: now, state: &s)
+            s.animation = nil
+            s.generation += 1
+        }
+    }
+
+    /// The pacer's call: sends frame `next` if this entry is still current and reschedules.
+    func tick(generation: Int, due: Double, now: Double, pacer: FramePacer) {
+        let next: (Double, Int)? = state.withLock { s in
+            guard !s.done, s.generation == generation, let a = s.animation else { return nil }
+            metrics.frameLateness.recordNanoseconds(Int64(max(now - due, 0) * 1e9))
+            sendNext(&s, now: now)
+            guard s.animation != nil else { return nil }
+            // Fallen more than a frame behind (a stalled machine): skip to the current frame.
+            let last = a.frameCount(fps: fps) - 1
+            let current = min(Int(((now - s.origin) * Double(fps)).rounded(.down)), last)
+            if current > s.next { s.next = current }
+            return (s.origin + a.frameTime(s.next, fps: fps), s.generation)
+        }
+        if let (time, generation) = next { pacer.schedule(.frame, self, at: time, generation: generation) }
+    }
+
+    /// The pacer's call for keep-alives: a comment line when nothing was written for `interval`.
+    func keepAlive(now: Double, interval: Double, pacer: FramePacer) {
+        let again: Double? = state.withLock { s in
+            guard !s.done, !http.isClosed else { return nil }
+            if now - s.lastWrite >= interval - 1e-3 {
+                send(Array(": keep-alive\n\n".utf8), now: now, state: &s)
+            }
+            return s.lastWrite + interval
+        }
+        if let again { pacer.schedule(.keepAlive, self, at: again, generation: 0) }
+    }
+
+    /// `closed` (the session ended or the server drains), then the end of the body.
+    func close(reason: String, now: Double) {
+        state.withLock { s in
+            guard !s.done else { return }
+            send(
+                Self.event("closed", id: nil) { w in
+                    w.beginObject()
+                    w.member("reason", reason)
+                    w.endObject()
+                }, now: now, state: &s)
+            finish(&s)
+        }
+    }
+}
+
+extension SheetSnapshot {
+    /// The session as animation `a` leaves it: at rest at its detent (or hidden), at its end time.
+    static func settled(_ a: Animation) -> SheetSnapshot {
+        SheetSnapshot(
+            state: a.dismiss ? .hidden : .resting, detent: a.detent, constant: a.to, dimmerAlpha: a.toAlpha,
+            progress: a.sample(elapsed: a.duration).progress, velocity: 0, animation: nil, time: a.endTime)
+    }
+}

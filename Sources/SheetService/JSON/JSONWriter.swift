@@ -1,0 +1,472 @@
+// A direct JSON writer for fixed reply schemas. Pure Swift, no Foundation.
+//
+//     var w = JSONWriter(capacity: 256)
+//     w.beginObject()
+//     w.key("phase"); w.string("ended")
+//     w.key("constant"); w.number(278)
+//     w.endObject()
+//     send(w.takeBytes())    // {"phase":"ended","constant":278}
+//
+// Commas and colons are written automatically: one bit per nesting level
+// (in a UInt64, spilling to an array only past 64 levels) records whether the
+// current container already has an element. The writer does not check that
+// calls are balanced or that objects alternate key/value; reply code is fixed,
+// so tests catch misuse (debug builds assert on the obvious cases).
+//
+// Numbers: `number(_:)` writes the shortest text that reads back to the same
+// Double (the standard library's printing), integral values without ".0"
+// (30, not 30.0; -0.0 as -0), large/small magnitudes in exponent form (1e+22,
+// 5e-324), all valid JSON. Non-finite values have no JSON form: callers must
+// not pass them (the engine guarantees finite numbers); if one slips through,
+// `null` is written so the output stays valid JSON.
+
+package struct JSONWriter {
+    /// Output buffer. Its elements past `length` are scratch space (already
+    /// initialized, so writes go straight through a pointer with one capacity
+    /// check per call instead of one `append` per byte).
+    private var storage: [UInt8]
+    private var length = 0
+
+    /// Bit d is set when the container at depth d (1-based) already holds an element.
+    private var hasElements: UInt64 = 0
+    /// The same flags for depths ≥ 64 (empty unless nesting is that deep).
+    private var deepHasElements: [Bool] = []
+    private var depth = 0
+    /// True right after `key(_:)`: the next value needs no comma.
+    private var afterKey = false
+
+    package init(capacity: Int = 256) {
+        storage = [UInt8](repeating: 0, count: max(capacity, 16))
+    }
+
+    /// The JSON text written so far (a copy; see `takeBytes()` to avoid it).
+    package var bytes: [UInt8] { Array(storage[..<length]) }
+
+    /// The JSON text written so far, without copying; the writer is left empty
+    /// (with no buffer: call `reset()` or make a new writer to write again).
+    package mutating func takeBytes() -> [UInt8] {
+        storage.removeSubrange(length...)
+        let result = storage
+        storage = []
+        reset()
+        return result
+    }
+
+    /// The number of bytes written so far.
+    package var count: Int { length }
+
+    /// The JSON text as a String.
+    package var text: String { storage.withUnsafeBufferPointer { String(decoding: $0[..<length], as: UTF8.self) } }
+
+    /// Empties the writer, keeping its buffer, for reuse.
+    package mutating func reset() {
+        length = 0
+        hasElements = 0
+        deepHasElements.removeAll()
+        depth = 0
+        afterKey = false
+        if storage.count < 16 { storage = [UInt8](repeating: 0, count: 256) }
+    }
+
+    // MARK: Structure
+
+    package mutating func beginObject() {
+        let comma = separator()
+        write(comma, 0x7B)  // {
+        push()
+    }
+
+    package mutating func endObject() {
+        assert(!afterKey, "JSONWriter: key without a value")
+        pop()
+        write(false, 0x7D)  // }
+    }
+
+    package mutating func beginArray() {
+        let comma = separator()
+        write(comma, 0x5B)  // [
+        push()
+    }
+
+    package mutating func endArray() {
+        pop()
+        write(false, 0x5D)  // ]
+    }
+
+    /// A member name known at compile time. It is written as is, so it must not
+    /// need escaping (no '"', '\\' or control characters; debug builds check).
+    /// Note: Swift resolves a bare literal, `key("phase")`, to the `String`
+    /// overload (String is the default literal type); pass a `StaticString`
+    /// constant (`static let phase: StaticString = "phase"`) to take this path.
+    package mutating func key(_ name: StaticString) {
+        assert(depth > 0 && !afterKey, "JSONWriter: key outside an object or after a key")
+        assert(name.hasPointerRepresentation, "JSONWriter: key must be a string literal")
+        let comma = separator()
+        afterKey = true
+        let n = name.utf8CodeUnitCount
+        let src = name.utf8Start
+        assert(!UnsafeBufferPointer(start: src, count: n).contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C },
+               "JSONWriter: static key needs escaping")
+        withSpace(n + 4) { p in
+            var k = 0
+            if comma {
+                p[0] = 0x2C
+                k = 1
+            }
+            p[k] = 0x22
+            (p + k + 1).update(from: src, count: n)
+            p[k + 1 + n] = 0x22
+            p[k + 2 + n] = 0x3A  // :
+            return k + 3 + n
+        }
+    }
+
+    /// A member name computed at run time; escaped as needed.
+    package mutating func key(_ name: String) {
+        assert(depth > 0 && !afterKey, "JSONWriter: key outside an object or after a key")
+        let comma = separator()
+        afterKey = true
+        var name = name
+        name.withUTF8 { appendQuoted($0, comma: comma, colon: true) }
+    }
+
+    // MARK: Scalars
+
+    /// A string, escaped per RFC 8259: '"' and '\\' get a backslash; \b \f \n \r \t
+    /// use their short escapes; other control characters become \u00XX; all
+    /// other characters (non-ASCII included) are copied as UTF-8.
+    package mutating func string(_ s: String) {
+        let comma = separator()
+        var s = s
+        s.withUTF8 { appendQuoted($0, comma: comma, colon: false) }
+    }
+
+    /// A string known at compile time (enum raw values and the like); escaped as needed.
+    package mutating func string(_ s: StaticString) {
+        let comma = separator()
+        s.withUTF8Buffer { appendQuoted($0, comma: comma, colon: false) }
+    }
+
+    /// A Double in its shortest round-trip form; integral values without ".0".
+    /// Must be finite: a NaN or infinity is written as `null` (see file comment).
+    package mutating func number(_ x: Double) {
+        let comma = separator()
+        // Integral values of moderate size: exact integer digits, no float printing.
+        if x.magnitude < 1e15, case let n = Int(x), Double(n) == x {  // Int(_:) truncates; no libm call
+            if n == 0 && x.sign == .minus {
+                write(comma, 0x2D, 0x30)  // -0
+            } else {
+                writeInteger(n, comma: comma)
+            }
+            return
+        }
+        guard x.isFinite else {
+            writeLiteral("null", comma: comma)
+            return
+        }
+        // The standard library prints the shortest round-trip digits straight into
+        // our buffer (TextOutputStream's ASCII hook, no String). At most 24 bytes.
+        withSpace(1 + 32) { p in
+            var sink = PointerSink(start: p)
+            if comma { sink.put(0x2C) }
+            x.write(to: &sink)
+            // Integral values ≥ 1e15 print as "1234567890123456.0": drop ".0".
+            if sink.count >= 2 && p[sink.count - 1] == 0x30 && p[sink.count - 2] == 0x2E {
+                sink.count -= 2
+            }
+            return sink.count
+        }
+    }
+
+    package mutating func integer(_ x: Int) {
+        let comma = separator()
+        writeInteger(x, comma: comma)
+    }
+
+    package mutating func bool(_ b: Bool) {
+        let comma = separator()
+        if b { writeLiteral("true", comma: comma) } else { writeLiteral("false", comma: comma) }
+    }
+
+    package mutating func null() {
+        let comma = separator()
+        writeLiteral("null", comma: comma)
+    }
+
+    /// Splices pre-rendered members into the current object: `members` is the
+    /// text between an object's braces (`"a":1,"b":[2]`), e.g. another writer's
+    /// output with its first and last byte dropped. A comma is added before it
+    /// when the object already has members; empty input writes nothing. Not
+    /// validated: it must be well-formed members whose keys the object lacks.
+    package mutating func rawMembers(_ members: [UInt8]) {
+        assert(depth > 0 && !afterKey, "JSONWriter: rawMembers outside an object or after a key")
+        guard !members.isEmpty else { return }
+        let comma = separator()
+        members.withUnsafeBufferPointer { src in
+            withSpace(src.count + 1) { p in
+                var k = 0
+                if comma {
+                    p[0] = 0x2C
+                    k = 1
+                }
+                (p + k).update(from: src.baseAddress!, count: src.count)
+                return k + src.count
+            }
+        }
+    }
+
+    /// Any JSON value, recursively (object members in their stored order).
+    package mutating func value(_ v: JSONValue) {
+        switch v {
+        case .null: null()
+        case .bool(let b): bool(b)
+        case .number(let x): number(x)
+        case .string(let s): string(s)
+        case .array(let elements):
+            beginArray()
+            for e in elements { value(e) }
+            endArray()
+        case .object(let object):
+            beginObject()
+            for m in object.members {
+                key(m.key)
+                value(m.value)
+            }
+            endObject()
+        }
+    }
+
+    /// Members pre-rendered elsewhere (`"a":1,"b":2`, no braces), written into the current
+    /// object as they are: for the parts of a reply that never change.
+    package mutating func rawMembers(_ members: [UInt8]) {
+        guard !members.isEmpty else { return }
+        let comma = separator()
+        members.withUnsafeBufferPointer { src in
+            withSpace(src.count + 1) { p in
+                var k = 0
+                if comma {
+                    p[0] = 0x2C
+                    k = 1
+                }
+                (p + k).update(from: src.baseAddress!, count: src.count)
+                return k + src.count
+            }
+        }
+    }
+
+    // MARK: Internals
+
+    /// Records a new element at the current level; true if a comma must precede it.
+    @inline(__always)
+    private mutating func separator() -> Bool {
+        if afterKey {
+            afterKey = false
+            return false
+        }
+        if depth == 0 { return false }
+        if depth < 64 {
+            let bit: UInt64 = 1 << UInt64(depth)
+            defer { hasElements |= bit }
+            return hasElements & bit != 0
+        }
+        defer { deepHasElements[depth - 64] = true }
+        return deepHasElements[depth - 64]
+    }
+
+    @inline(__always)
+    private mutating func push() {
+        depth += 1
+        if depth < 64 {
+            hasElements &= ~(1 << UInt64(depth))
+        } else {
+            deepHasElements.append(false)
+        }
+    }
+
+    @inline(__always)
+    private mutating func pop() {
+        assert(depth > 0, "JSONWriter: end without begin")
+        if depth >= 64 { deepHasElements.removeLast() }
+        depth -= 1
+        afterKey = false
+    }
+
+    /// Runs `body` with room for `n` bytes at the end of the output; `body`
+    /// returns how many it wrote.
+    @inline(__always)
+    private mutating func withSpace(_ n: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        if length + n > storage.count { grow(to: length + n) }
+        let at = length
+        length += storage.withUnsafeMutableBufferPointer { buffer in body(buffer.baseAddress! + at) }
+    }
+
+    @inline(never)
+    private mutating func grow(to needed: Int) {
+        let newCount = max(needed, storage.count * 2, 64)
+        storage.append(contentsOf: repeatElement(0, count: newCount - storage.count))
+    }
+
+    @inline(__always)
+    private mutating func write(_ comma: Bool, _ byte: UInt8) {
+        withSpace(2) { p in
+            if comma {
+                p[0] = 0x2C
+                p[1] = byte
+                return 2
+            }
+            p[0] = byte
+            return 1
+        }
+    }
+
+    @inline(__always)
+    private mutating func write(_ comma: Bool, _ b0: UInt8, _ b1: UInt8) {
+        withSpace(3) { p in
+            var k = 0
+            if comma {
+                p[0] = 0x2C
+                k = 1
+            }
+            p[k] = b0
+            p[k + 1] = b1
+            return k + 2
+        }
+    }
+
+    @inline(__always)
+    private mutating func writeLiteral(_ s: StaticString, comma: Bool) {
+        let n = s.utf8CodeUnitCount
+        let src = s.utf8Start
+        withSpace(n + 1) { p in
+            var k = 0
+            if comma {
+                p[0] = 0x2C
+                k = 1
+            }
+            (p + k).update(from: src, count: n)
+            return k + n
+        }
+    }
+
+    private mutating func writeInteger(_ x: Int, comma: Bool) {
+        withSpace(21) { p in
+            var k = 0
+            if comma {
+                p[0] = 0x2C
+                k = 1
+            }
+            if x < 0 {
+                p[k] = 0x2D
+                k += 1
+            }
+            var u = x.magnitude
+            // Count digits, then fill from the right.
+            var digits = 1
+            var t = u
+            while t >= 10 {
+                t /= 10
+                digits += 1
+            }
+            var end = k + digits
+            let total = end
+            repeat {
+                let (q, r) = u.quotientAndRemainder(dividingBy: 10)
+                end -= 1
+                p[end] = 0x30 &+ UInt8(truncatingIfNeeded: r)
+                u = q
+            } while u != 0
+            return total
+        }
+    }
+
+    /// Writes `utf8` in double quotes (after a comma, before a colon if asked),
+    /// escaping as JSON requires.
+    private mutating func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>, comma: Bool, colon: Bool) {
+        let n = utf8.count
+        // Worst case: every byte becomes \u00XX.
+        withSpace(6 * n + 4) { p in
+            var k = 0
+            if comma {
+                p[0] = 0x2C
+                k = 1
+            }
+            p[k] = 0x22
+            k += 1
+            var i = 0
+            while i < n {
+                let c = utf8[i]
+                i &+= 1
+                if c >= 0x20 && c != 0x22 && c != 0x5C {
+                    p[k] = c
+                    k &+= 1
+                    continue
+                }
+                p[k] = 0x5C  // backslash
+                switch c {
+                case 0x22: p[k + 1] = 0x22  // \"
+                case 0x5C: p[k + 1] = 0x5C  // \\
+                case 0x08: p[k + 1] = 0x62  // \b
+                case 0x0C: p[k + 1] = 0x66  // \f
+                case 0x0A: p[k + 1] = 0x6E  // \n
+                case 0x0D: p[k + 1] = 0x72  // \r
+                case 0x09: p[k + 1] = 0x74  // \t
+                default:  // \u00XX
+                    let hexDigits: StaticString = "0123456789abcdef"
+                    p[k + 1] = 0x75
+                    p[k + 2] = 0x30
+                    p[k + 3] = 0x30
+                    p[k + 4] = hexDigits.utf8Start[Int(c >> 4)]
+                    p[k + 5] = hexDigits.utf8Start[Int(c & 0xF)]
+                    k &+= 4
+                }
+                k &+= 2
+            }
+            p[k] = 0x22
+            k += 1
+            if colon {
+                p[k] = 0x3A
+                k += 1
+            }
+            return k
+        }
+    }
+}
+
+/// Receives `Double.write(to:)` output straight into the writer's buffer. The
+/// standard library hands its formatted ASCII to `_writeASCII` without building
+/// a String; `write(_:)` is the fallback should it ever not. Callers reserve
+/// 32 bytes; a Double never prints longer than 24.
+private struct PointerSink: TextOutputStream {
+    let start: UnsafeMutablePointer<UInt8>
+    var count = 0
+
+    init(start: UnsafeMutablePointer<UInt8>) { self.start = start }
+
+    @inline(__always)
+    mutating func put(_ b: UInt8) {
+        start[count] = b
+        count += 1
+    }
+
+    mutating func write(_ string: String) {
+        for b in string.utf8 where count < 32 { put(b) }
+    }
+
+    mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
+        for b in buffer where count < 32 { put(b) }
+    }
+}
+
+/// Writes `value` into `writer` (same as `writer.value(value)`).
+package func write(_ value: JSONValue, into writer: inout JSONWriter) {
+    writer.value(value)
+}
+
+extension JSONValue {
+    /// This value as JSON text bytes (convenience; hot paths reuse a writer).
+    package func jsonBytes(capacity: Int = 256) -> [UInt8] {
+        var w = JSONWriter(capacity: capacity)
+        w.value(self)
+        return w.takeBytes()
+    }
+}
