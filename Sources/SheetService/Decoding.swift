@@ -39,7 +39,8 @@ struct FieldReader {
         }
         guard x.isFinite, abs(x) <= limit else {
             throw .invalid(
-                "invalid-value", "\(path(key)) must be a finite number with magnitude ≤ \(Int(limit))", field: path(key))
+                "invalid-value", "\(path(key)) must be a finite number with magnitude ≤ \(Int(limit))", field: path(key)
+            )
         }
         return x
     }
@@ -57,7 +58,8 @@ struct FieldReader {
     func finish(known: String) throws(Problem) {
         if let first = members.first {
             throw .invalid(
-                "unknown-field", "unknown field \"\(path(first.key))\"; known fields are \(known)", field: path(first.key))
+                "unknown-field", "unknown field \"\(path(first.key))\"; known fields are \(known)",
+                field: path(first.key))
         }
     }
 }
@@ -75,7 +77,8 @@ enum Decode {
     }
 
     /// A session configuration: the profile and the new session.
-    static func configuration(_ value: JSONValue?, path: String = "") throws(Problem) -> (SessionProfile, SheetSession) {
+    static func configuration(_ value: JSONValue?, path: String = "") throws(Problem) -> (SessionProfile, SheetSession)
+    {
         var f = try FieldReader(value, path: path)
         let presetName = try f.string("preset") ?? PresetName.facebook.rawValue
         guard let preset = PresetName(rawValue: presetName) else {
@@ -104,7 +107,8 @@ enum Decode {
         let initialDetent = try f.string("initialDetent")
         let clockName = try f.string("clock") ?? SessionClock.server.rawValue
         guard let clock = SessionClock(rawValue: clockName) else {
-            throw .invalid("invalid-value", "\(f.path("clock")) must be \"server\" or \"client\"", field: f.path("clock"))
+            throw .invalid(
+                "invalid-value", "\(f.path("clock")) must be \"server\" or \"client\"", field: f.path("clock"))
         }
         try f.finish(known: "preset, geometry, options, initialDetent, clock")
         do {
@@ -150,7 +154,9 @@ enum Decode {
         }
         var f = try FieldReader(value, path: path)
         guard let phaseName = try f.string("phase") else {
-            throw .invalid("invalid-value", "\(f.path("phase")) is required: began, changed, ended or cancelled", field: f.path("phase"))
+            throw .invalid(
+                "invalid-value", "\(f.path("phase")) is required: began, changed, ended or cancelled",
+                field: f.path("phase"))
         }
         guard let phase = PanPhase(rawValue: phaseName) else {
             throw .invalid(
@@ -159,7 +165,8 @@ enum Decode {
         }
         let translation = try f.number("translation")
         if phase == .changed, translation == nil {
-            throw .invalid("invalid-value", "\(f.path("translation")) is required for changed", field: f.path("translation"))
+            throw .invalid(
+                "invalid-value", "\(f.path("translation")) is required for changed", field: f.path("translation"))
         }
         let velocity = try f.number("velocity")
         var scrollOffset: Double?
@@ -167,7 +174,9 @@ enum Decode {
             scrollOffset = try f.number("scrollOffset")
         }
         let time = try time(&f, required: clock == .client)
-        try f.finish(known: preset == .fluid ? "phase, translation, velocity, time, scrollOffset" : "phase, translation, velocity, time")
+        try f.finish(
+            known: preset == .fluid
+                ? "phase, translation, velocity, time, scrollOffset" : "phase, translation, velocity, time")
         // began, changed and cancelled take translation as sent (0 when absent on began).
         let event = PanEvent(
             phase: phase, translation: translation, velocity: phase == .ended ? velocity : nil,
@@ -176,7 +185,8 @@ enum Decode {
     }
 
     /// A show request: the detent (optional) and client time.
-    static func show(_ value: JSONValue?, clock: SessionClock, path: String = "") throws(Problem) -> (String?, Double?) {
+    static func show(_ value: JSONValue?, clock: SessionClock, path: String = "") throws(Problem) -> (String?, Double?)
+    {
         var f = try FieldReader(value, path: path)
         let detent = try f.string("detent")
         let time = try time(&f, required: clock == .client)

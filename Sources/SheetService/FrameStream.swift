@@ -83,7 +83,9 @@ final class FrameStream: Sendable {
     }
 
     private func frameEvent(_ a: Animation, _ k: Int) -> [UInt8] {
-        Self.event("frame", id: "\(a.id):\(k)") { w in Wire.frame(animation: a.id, index: k, a.frame(k, fps: fps), into: &w) }
+        Self.event("frame", id: "\(a.id):\(k)") { w in
+            Wire.frame(animation: a.id, index: k, a.frame(k, fps: fps), into: &w)
+        }
     }
 
     private func snapshotEvent(_ name: StaticString, _ snapshot: SheetSnapshot) -> [UInt8] {

@@ -35,7 +35,8 @@ final class SheetResponder: HTTPResponder {
     /// A file shipped in the module's Resources folder.
     static func resource(_ name: String, _ ext: String) throws -> [UInt8] {
         guard let url = Bundle.module.url(forResource: name, withExtension: ext, subdirectory: "Resources") else {
-            throw Problem(status: 500, code: "missing-resource", detail: "Resources/\(name).\(ext) is not in the bundle")
+            throw Problem(
+                status: 500, code: "missing-resource", detail: "Resources/\(name).\(ext) is not in the bundle")
         }
         return try [UInt8](Data(contentsOf: url))
     }
@@ -94,7 +95,8 @@ final class SheetResponder: HTTPResponder {
     private func refuseFraming(_ head: HTTPRequestHead, _ what: String) -> HTTPResponse {
         metrics.rejectedFraming.increment()
         return problemResponse(
-            Problem(status: 400, code: "bad-framing", detail: "request refused: \(what)"), origin: head.headers["origin"])
+            Problem(status: 400, code: "bad-framing", detail: "request refused: \(what)"),
+            origin: head.headers["origin"])
     }
 
     /// application/json, application/*+json, or curl's default form type (whose body is still JSON).
@@ -247,7 +249,8 @@ final class SheetResponder: HTTPResponder {
 
     private var busy: Problem {
         Problem(
-            status: 503, code: "draining", detail: "the server is shutting down and takes no new sessions; retry on another instance",
+            status: 503, code: "draining",
+            detail: "the server is shutting down and takes no new sessions; retry on another instance",
             headers: [("Retry-After", String(configuration.retryAfter))])
     }
 
@@ -434,22 +437,26 @@ final class SheetResponder: HTTPResponder {
             switch name {
             case "fps":
                 guard let v = Int(value), (1...240).contains(v) else {
-                    throw Problem.invalid("invalid-value", "fps must be an integer from 1 to 240, got \"\(value)\"", field: "fps")
+                    throw Problem.invalid(
+                        "invalid-value", "fps must be an integer from 1 to 240, got \"\(value)\"", field: "fps")
                 }
                 fps = v
             case "pace":
                 guard let v = FramePace(rawValue: value) else {
-                    throw Problem.invalid("invalid-value", "pace must be realtime or instant, got \"\(value)\"", field: "pace")
+                    throw Problem.invalid(
+                        "invalid-value", "pace must be realtime or instant, got \"\(value)\"", field: "pace")
                 }
                 pace = v
             case "once":
                 guard value == "true" || value == "false" || value.isEmpty else {
-                    throw Problem.invalid("invalid-value", "once must be true or false, got \"\(value)\"", field: "once")
+                    throw Problem.invalid(
+                        "invalid-value", "once must be true or false, got \"\(value)\"", field: "once")
                 }
                 once = value != "false"
             default:
                 throw Problem.invalid(
-                    "unknown-field", "unknown query parameter \"\(name)\"; the stream takes fps, pace and once", field: name)
+                    "unknown-field", "unknown query parameter \"\(name)\"; the stream takes fps, pace and once",
+                    field: name)
             }
         }
         let box = try session(id)

@@ -9,7 +9,8 @@ enum Simulation {
 
     static func run(_ body: [UInt8]) throws -> HTTPResponse {
         guard let json = try Decode.json(body) else {
-            throw Problem.invalid("invalid-value", "the body must be {\"events\": [...]} with an optional config and fps")
+            throw Problem.invalid(
+                "invalid-value", "the body must be {\"events\": [...]} with an optional config and fps")
         }
         var f = try FieldReader(json)
         let (profile, start) = try Decode.configuration(f.take("config"), path: "config")
@@ -59,7 +60,8 @@ enum Simulation {
                 sheetEvent = .dismiss
             default:
                 throw Problem.invalid(
-                    "invalid-value", "\(path).type must be pan, show or dismiss, got \"\(type)\"", field: "\(path).type")
+                    "invalid-value", "\(path).type must be pan, show or dismiss, got \"\(type)\"", field: "\(path).type"
+                )
             }
             let outcome = session.handle(sheetEvent, at: t)
             switch outcome.action {

@@ -1,0 +1,23 @@
+/// What an `HTTPServer` asks for the answer to each request.
+///
+/// Both methods run synchronously on one of libmicrohttpd's threads, possibly on several threads
+/// at once (a thread pool, or several connections served by one thread in turn), so they must be
+/// quick and must never wait on Swift concurrency; long work belongs in a stream or elsewhere.
+/// They must not call `HTTPServer.stop()` (that waits for these very threads).
+public protocol HTTPResponder: Sendable {
+    /// Called on libmicrohttpd's own thread once the headers are parsed, before any body byte is
+    /// read. Return a response to refuse the request now (it is sent with `Connection: close` and
+    /// the body is never read), or nil to go on.
+    func screen(_ head: HTTPRequestHead) -> HTTPResponse?
+
+    /// Called once the whole body is in; synchronous, on a libmicrohttpd thread, possibly
+    /// concurrently from several threads of the pool.
+    func respond(to request: HTTPRequest) -> HTTPResponse
+}
+
+extension HTTPResponder {
+    /// Lets every request through to `respond(to:)`.
+    public func screen(_ head: HTTPRequestHead) -> HTTPResponse? {
+        nil
+    }
+}

@@ -1,0 +1,195 @@
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// An HTTP/1.1 server on libmicrohttpd that hands every request to an `HTTPResponder`.
+///
+/// The server owns its daemon: `start()` binds and starts libmicrohttpd's threads, `stop()` (or
+/// deinit) ends them. Requests are answered on those threads, never on Swift concurrency's.
+public final class HTTPServer: Sendable {
+    /// How the server listens and what it accepts.
+    public struct Configuration: Sendable {
+        /// The numeric IPv4 or IPv6 address to listen on ("0.0.0.0" or "::" for every interface).
+        public var host: String
+        /// The TCP port; 0 picks any free port (read the result from `HTTPServer.port`).
+        public var port: UInt16
+        /// libmicrohttpd threads: 1 is one internal epoll thread; N > 1 a pool of N epoll threads,
+        /// each accepting from the shared listen socket and keeping the connections it accepted.
+        public var threads: Int
+        /// The most open connections (nil: libmicrohttpd's default of 1020). With a pool it is split
+        /// evenly among the threads. At the limit new clients wait in the kernel's backlog.
+        public var connectionLimit: Int?
+        /// The most open connections from one IP address (nil: no limit); excess ones are refused.
+        /// Behind a local reverse proxy every client shares the proxy's address.
+        public var perIPConnectionLimit: Int?
+        /// How long an idle connection may stay open, rounded up to whole seconds; `.zero` for no
+        /// limit. Connections parked by an idle stream are exempt (libmicrohttpd does not time out
+        /// suspended connections).
+        public var connectionTimeout: Duration
+        /// libmicrohttpd's memory pool per connection (request head, body buffer, reply head), in
+        /// bytes. Request heads larger than about half of it are refused by libmicrohttpd (431).
+        public var connectionMemoryLimit: Int
+        /// The largest request body accepted, in bytes; larger ones are answered 413 with
+        /// `Connection: close`. A Content-Length over the limit is refused before the body is read.
+        /// A chunked body that passes it is read on and dropped, and refused when it ends
+        /// (libmicrohttpd 0.9.75 cannot answer mid-body); past 1 MiB more, the connection is closed
+        /// without an answer.
+        public var maxBodyBytes: Int
+        /// How long `stop()` lets ended streams flush their last bytes and terminator before the
+        /// connections are closed.
+        public var streamDrainTimeout: Duration
+
+        /// A configuration; every parameter has a production default.
+        public init(
+            host: String = "127.0.0.1",
+            port: UInt16 = 8080,
+            threads: Int = 1,
+            connectionLimit: Int? = nil,
+            perIPConnectionLimit: Int? = nil,
+            connectionTimeout: Duration = .seconds(30),
+            connectionMemoryLimit: Int = 32 * 1024,
+            maxBodyBytes: Int = 16 * 1024,
+            streamDrainTimeout: Duration = .milliseconds(500)
+        ) {
+            self.host = host
+            self.port = port
+            self.threads = threads
+            self.connectionLimit = connectionLimit
+            self.perIPConnectionLimit = perIPConnectionLimit
+            self.connectionTimeout = connectionTimeout
+            self.connectionMemoryLimit = connectionMemoryLimit
+            self.maxBodyBytes = maxBodyBytes
+            self.streamDrainTimeout = streamDrainTimeout
+        }
+
+        /// `connectionTimeout` in whole seconds, rounded up (a fraction of a second still limits).
+        var connectionTimeoutSeconds: Int {
+            let (seconds, attoseconds) = connectionTimeout.components
+            return Int(seconds) + (attoseconds > 0 ? 1 : 0)
+        }
+
+        /// Refuses values libmicrohttpd would misread (its options are `unsigned int`).
+        func validate() throws(HTTPServerError) {
+            func check(_ condition: Bool, _ reason: String) throws(HTTPServerError) {
+                if !condition { throw HTTPServerError(function: "HTTPServer.start", errno: 0, reason: reason) }
+            }
+            let unsignedRange = 1...Int(UInt32.max)
+            try check((1...1024).contains(threads), "threads must be 1...1024, not \(threads)")
+            try check(connectionLimit.map(unsignedRange.contains) ?? true, "connectionLimit must be positive")
+            try check(perIPConnectionLimit.map(unsignedRange.contains) ?? true, "perIPConnectionLimit must be positive")
+            try check(
+                connectionTimeout >= .zero && connectionTimeoutSeconds <= Int(UInt32.max),
+                "connectionTimeout must be between zero and \(UInt32.max) s")
+            try check(connectionMemoryLimit >= 4096, "connectionMemoryLimit must be at least 4096 bytes")
+            try check(maxBodyBytes >= 0, "maxBodyBytes must not be negative")
+            try check(streamDrainTimeout >= .zero, "streamDrainTimeout must not be negative")
+        }
+    }
+
+    /// The configuration the server was made with.
+    public let configuration: Configuration
+    private let core: ServerCore
+    private let lifecycle = Mutex(Lifecycle.idle)
+
+    /// Where the server is in its one-way life: idle → running → stopped.
+    private enum Lifecycle {
+        case idle
+        case running(RunningDaemon)
+        case stopped(port: UInt16)
+    }
+
+    /// A server that will answer with `responder`; nothing is bound until `start()`.
+    public init(configuration: Configuration = Configuration(), responder: some HTTPResponder) {
+        self.configuration = configuration
+        core = ServerCore(responder: responder, maxBodyBytes: configuration.maxBodyBytes)
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Binds the listen socket and starts libmicrohttpd's threads; requests are served from now on.
+    ///
+    /// Throws `HTTPServerError` naming the C function that failed (e.g. `MHD_start_daemon` when the
+    /// port is taken), or `HTTPServer.start` for an invalid configuration or a second start.
+    public func start() throws(HTTPServerError) {
+        try configuration.validate()
+        try lifecycle.withLock { (lifecycle: inout Lifecycle) throws(HTTPServerError) in
+            guard case .idle = lifecycle else {
+                throw HTTPServerError(function: "HTTPServer.start", errno: 0, reason: "a server starts only once")
+            }
+            lifecycle = .running(try RunningDaemon.start(configuration: configuration, core: core))
+        }
+    }
+
+    /// The port the server is bound to (the real one when configured with 0); 0 before `start()`.
+    public var port: UInt16 {
+        lifecycle.withLock { lifecycle in
+            switch lifecycle {
+            case .idle: 0
+            case .running(let daemon): daemon.port
+            case .stopped(let port): port
+            }
+        }
+    }
+
+    /// Stops taking new connections: from now on a new connection is closed as soon as it is
+    /// accepted, without an answer (a proxy treats that as a connection error and tries another
+    /// upstream). In-flight requests, keep-alive connections and streams go on. For draining before
+    /// `stop()`. Idempotent; does nothing before `start()` or after `stop()`.
+    ///
+    /// The listen socket stays open until `stop()`: libmicrohttpd's own MHD_quiesce_daemon can
+    /// abort the process in 0.9.75 when used with epoll (measured; see Internals/Daemon.swift).
+    public func quiesce() {
+        lifecycle.withLock { lifecycle in
+            if case .running = lifecycle { core.isAccepting.store(false, ordering: .relaxed) }
+        }
+    }
+
+    /// Ends every open stream (its buffered bytes, then the end of the body, for up to
+    /// `streamDrainTimeout`), then stops libmicrohttpd, closing every connection; requests still
+    /// in progress are cut off. Idempotent; also called by deinit. Must not be called from a
+    /// responder or a stream's close handler (it waits for libmicrohttpd's threads to end).
+    public func stop() {
+        let running: RunningDaemon? = lifecycle.withLock { lifecycle in
+            guard case .running(let daemon) = lifecycle else { return nil }
+            lifecycle = .stopped(port: daemon.port)
+            return daemon
+        }
+        guard let running else { return }
+        core.endStreams()
+        core.waitForStreams(timeout: configuration.streamDrainTimeout)
+        running.stop()
+    }
+}
+
+/// A C call (or a use of the server) that failed, naming the function.
+public struct HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The C function that failed (e.g. "MHD_start_daemon", "inet_pton"), or the `HTTPServer`
+    /// method that was misused.
+    public let function: String
+    /// `errno` right after the failing call when it sets one (e.g. EADDRINUSE), otherwise 0.
+    public let errno: Int32
+    /// What was being attempted.
+    public let reason: String
+
+    /// An error for `function`, with the `errno` it left (0 if none) and what was attempted.
+    public init(function: String, errno: Int32, reason: String) {
+        self.function = function
+        self.errno = errno
+        self.reason = reason
+    }
+
+    /// "function failed: reason (errno N: message)".
+    public var description: String {
+        var text = "\(function) failed: \(reason)"
+        if errno != 0, let message = strerror(errno) {
+            text += " (errno \(errno): \(String(cString: message)))"
+        }
+        return text
+    }
+}

@@ -1,0 +1,298 @@
+import CMicroHTTPD
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A running libmicrohttpd daemon and what it was given; owned by one `HTTPServer`, which stops it.
+struct RunningDaemon {
+    /// The `struct MHD_Daemon *`.
+    let handle: OpaquePointer
+    /// The server core, retained for the callbacks' `void *` until `MHD_stop_daemon` has returned.
+    let context: Unmanaged<ServerCore>
+    /// The port the listen socket is bound to.
+    let port: UInt16
+
+    /// Binds and starts the daemon's threads.
+    static func start(configuration: HTTPServer.Configuration, core: ServerCore) throws(HTTPServerError)
+        -> RunningDaemon
+    {
+        // One internal epoll thread, or a pool of them; suspend/resume for streams (it also makes
+        // libmicrohttpd create the inter-thread channel through which a resume wakes the thread).
+        var flags =
+            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+            | MHD_ALLOW_SUSPEND_RESUME.rawValue
+        var address = try SocketAddress(host: configuration.host, port: configuration.port)
+        if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+
+        let context = Unmanaged.passRetained(core)
+        let handle: OpaquePointer? = address.withSockaddr { sockaddr in
+            var options = [
+                cmhd_option_pointer(MHD_OPTION.SOCK_ADDR, sockaddr),
+                cmhd_option_value(MHD_OPTION.CONNECTION_TIMEOUT, configuration.connectionTimeoutSeconds),
+                cmhd_option_value(MHD_OPTION.CONNECTION_MEMORY_LIMIT, configuration.connectionMemoryLimit),
+                cmhd_option_notify_completed(requestCompleted, nil),
+                cmhd_option_uri_log(requestStarted, nil),
+                cmhd_option_unescape(keepEscaped, nil),
+            ]
+            if configuration.threads > 1 {
+                // A pool size of 1 is not "no pool" to libmicrohttpd (it warns), so only for N > 1.
+                options.append(cmhd_option_value(MHD_OPTION.THREAD_POOL_SIZE, configuration.threads))
+            }
+            if let limit = configuration.connectionLimit {
+                options.append(cmhd_option_value(MHD_OPTION.CONNECTION_LIMIT, limit))
+            }
+            if let limit = configuration.perIPConnectionLimit {
+                options.append(cmhd_option_value(MHD_OPTION.PER_IP_CONNECTION_LIMIT, limit))
+            }
+            options.append(cmhd_option_end())
+            return options.withUnsafeBufferPointer { items in
+                cmhd_start_daemon(
+                    flags, configuration.port, admitConnection, context.toOpaque(), handleAccess, context.toOpaque(),
+                    items.baseAddress)
+            }
+        }
+        guard let handle else {
+            let failure = errno
+            context.release()
+            throw HTTPServerError(
+                function: "MHD_start_daemon", errno: failure,
+                reason: "could not listen on \(configuration.host) port \(configuration.port)")
+        }
+        let port = cmhd_daemon_bind_port(handle)
+        guard port != 0 else {
+            MHD_stop_daemon(handle)
+            context.release()
+            throw HTTPServerError(
+                function: "MHD_get_daemon_info", errno: 0, reason: "the daemon did not report its bound port")
+        }
+        return RunningDaemon(handle: handle, context: context, port: port)
+    }
+
+    /// Stops the daemon (every connection closes, every callback has returned when this returns),
+    /// then releases what it was given. Suspended connections must have been resumed before.
+    func stop() {
+        MHD_stop_daemon(handle)
+        context.release()
+    }
+}
+
+/// An IPv4 or IPv6 socket address parsed from a numeric host.
+private struct SocketAddress {
+    private var storage = sockaddr_storage()
+    let isIPv6: Bool
+
+    init(host: String, port: UInt16) throws(HTTPServerError) {
+        var ipv4 = sockaddr_in()
+        if inet_pton(AF_INET, host, &ipv4.sin_addr) == 1 {
+            ipv4.sin_family = sa_family_t(AF_INET)
+            ipv4.sin_port = port.bigEndian
+            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: ipv4, as: sockaddr_in.self) }
+            isIPv6 = false
+            return
+        }
+        var ipv6 = sockaddr_in6()
+        if inet_pton(AF_INET6, host, &ipv6.sin6_addr) == 1 {
+            ipv6.sin6_family = sa_family_t(AF_INET6)
+            ipv6.sin6_port = port.bigEndian
+            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: ipv6, as: sockaddr_in6.self) }
+            isIPv6 = true
+            return
+        }
+        throw HTTPServerError(
+            function: "inet_pton", errno: 0, reason: "\"\(host)\" is not a numeric IPv4 or IPv6 address")
+    }
+
+    /// Calls `body` with a `struct sockaddr *` valid for the duration of the call.
+    mutating func withSockaddr<Result>(_ body: (UnsafeMutableRawPointer) -> Result) -> Result {
+        withUnsafeMutableBytes(of: &storage) { body($0.baseAddress!) }
+    }
+}
+
+// MARK: - libmicrohttpd callbacks (plain global functions: nonisolated, capture nothing)
+
+/// Accept policy callback: admits a new connection unless the server is quiesced (MHD_NO makes
+/// libmicrohttpd close it at once, so the client gets a connection that closes without an answer).
+///
+/// Why not MHD_quiesce_daemon: with epoll and internal threads, libmicrohttpd 0.9.75 removes the
+/// listen socket from the epoll set both in the caller and in the polling thread without a lock,
+/// and the loser of that race calls MHD_PANIC ("Failed to remove listen FD from epoll set",
+/// daemon.c:5531 and 4976), aborting the process. Measured with a C stress loop (quiesce under
+/// load, then stop): an abort within a few thousand quiesces, with one thread and with a pool.
+private func admitConnection(
+    _ cls: UnsafeMutableRawPointer?, _ address: UnsafePointer<sockaddr>?, _ length: socklen_t
+) -> MHD_Result {
+    guard let cls else { return MHD_Result.NO }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    return core.isAccepting.load(ordering: .relaxed) ? MHD_Result.YES : MHD_Result.NO
+}
+
+/// URI log callback: the first thing libmicrohttpd calls for a request, with the raw target before
+/// it splits off the query or unescapes anything. The request's state starts here; what it returns
+/// becomes `*con_cls`, and libmicrohttpd then also calls the completed callback, which releases it.
+private func requestStarted(
+    _ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?
+) -> UnsafeMutableRawPointer? {
+    let target = uri.map { String(cString: $0) } ?? ""
+    return Unmanaged.passRetained(RequestState(target: target)).toOpaque()
+}
+
+/// Completed callback: the request is over (answered, aborted, timed out or shut down).
+private func requestCompleted(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ termination: MHD_RequestTerminationCode
+) {
+    guard let context, let state = context.pointee else { return }
+    Unmanaged<RequestState>.fromOpaque(state).release()
+    context.pointee = nil
+}
+
+/// Unescape callback that leaves the string as it is, so the URL libmicrohttpd reports stays raw
+/// (the Swift side decodes path segments one by one, where "%2F" must not become a separator).
+private func keepEscaped(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ string: UnsafeMutablePointer<CChar>?
+) -> Int {
+    guard let string else { return 0 }
+    return strlen(string)
+}
+
+/// The access handler, in libmicrohttpd's multi-call protocol (shared/LIBMICROHTTPD.md §2.3):
+/// 1. headers parsed: screen, check Content-Length, and queue nothing unless refusing (a response
+///    queued on the first call makes libmicrohttpd close the connection: keep-alive would be lost);
+/// 2. zero or more calls with body bytes: accumulate them (past the limit, drop them and refuse
+///    once the body ends: libmicrohttpd 0.9.75 accepts no response while a body is arriving);
+/// 3. a call with no bytes: the body is complete, respond.
+private func handleAccess(
+    _ cls: UnsafeMutableRawPointer?,
+    _ connection: OpaquePointer?,
+    _ url: UnsafePointer<CChar>?,
+    _ method: UnsafePointer<CChar>?,
+    _ version: UnsafePointer<CChar>?,
+    _ uploadData: UnsafePointer<CChar>?,
+    _ uploadDataSize: UnsafeMutablePointer<Int>?,
+    _ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
+    guard let cls, let connection, let uploadDataSize, let context, let statePointer = context.pointee else {
+        return MHD_Result.NO
+    }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    let request = Unmanaged<RequestState>.fromOpaque(statePointer).takeUnretainedValue()
+
+    switch request.phase {
+    case .awaitingHead:
+        let head = HTTPRequestHead(
+            method: method.map { String(cString: $0) } ?? "",
+            target: request.target,
+            headers: receivedHeaders(of: connection),
+            version: version.map { String(cString: $0) } ?? "")
+        if let refusal = core.responder.screen(head) {
+            request.phase = .answered
+            return queue(refusal, closing: true, on: connection, core: core)
+        }
+        let declaredLength = declaredContentLength(head.headers)
+        if declaredLength > core.maxBodyBytes {
+            request.phase = .answered
+            return queue(bodyTooLarge(limit: core.maxBodyBytes), closing: true, on: connection, core: core)
+        }
+        if declaredLength > 0 { request.body.reserveCapacity(declaredLength) }
+        request.head = head
+        request.phase = .readingBody
+        return MHD_Result.YES
+
+    case .readingBody:
+        let count = uploadDataSize.pointee
+        if count > 0 {
+            // Every call must consume what it is given, or libmicrohttpd calls again with the same bytes.
+            uploadDataSize.pointee = 0
+            guard request.body.count + count <= core.maxBodyBytes else {
+                // Only a chunked body gets here (a declared Content-Length was checked up front).
+                request.body = []
+                request.phase = .discardingBody(allowance: discardAllowance - count)
+                return MHD_Result.YES
+            }
+            guard let uploadData else { return MHD_Result.NO }
+            request.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: count))
+            return MHD_Result.YES
+        }
+        request.phase = .answered
+        guard let head = request.head else { return MHD_Result.NO }
+        let body = request.body
+        request.body = []
+        request.head = nil
+        let response = core.responder.respond(to: HTTPRequest(head: head, body: body, receivedAt: request.receivedAt))
+        return queue(response, closing: false, on: connection, core: core)
+
+    case .discardingBody(let allowance):
+        let count = uploadDataSize.pointee
+        if count > 0 {
+            uploadDataSize.pointee = 0
+            // Returning MHD_NO makes libmicrohttpd close the connection without a response.
+            guard allowance >= count else { return MHD_Result.NO }
+            request.phase = .discardingBody(allowance: allowance - count)
+            return MHD_Result.YES
+        }
+        request.phase = .answered
+        return queue(bodyTooLarge(limit: core.maxBodyBytes), closing: true, on: connection, core: core)
+
+    case .answered:
+        // Body bytes after a refusal: drop them (libmicrohttpd closes the connection afterwards).
+        uploadDataSize.pointee = 0
+        return MHD_Result.YES
+    }
+}
+
+/// The request's header fields in the order received, gathered in one pass over libmicrohttpd's
+/// list (names and values with their lengths, so no strlen).
+private func receivedHeaders(of connection: OpaquePointer) -> HTTPHeaders {
+    var fields: [(name: String, value: String)] = []
+    // Counting first (a walk of a short linked list) sizes the array in one allocation.
+    let count = MHD_get_connection_values_n(connection, MHD_ValueKind.HEADER_KIND, nil, nil)
+    if count > 0 { fields.reserveCapacity(Int(count)) }
+    withUnsafeMutablePointer(to: &fields) { fieldsPointer in
+        _ = MHD_get_connection_values_n(
+            connection, MHD_ValueKind.HEADER_KIND,
+            { cls, _, key, keySize, value, valueSize in
+                guard let cls, let key else { return MHD_Result.YES }
+                let fields = cls.assumingMemoryBound(to: [(name: String, value: String)].self)
+                let name = UnsafeRawBufferPointer(start: key, count: keySize)
+                let text =
+                    value.map { UnsafeRawBufferPointer(start: $0, count: valueSize) }
+                    ?? UnsafeRawBufferPointer(start: nil, count: 0)
+                fields.pointee.append(
+                    (
+                        name: String(decoding: name, as: UTF8.self), value: String(decoding: text, as: UTF8.self)
+                    ))
+                return MHD_Result.YES
+            }, fieldsPointer)
+    }
+    return HTTPHeaders(fields)
+}
+
+/// The largest Content-Length declared (libmicrohttpd has already refused malformed ones), 0 when
+/// none; saturates instead of overflowing, so absurd values still count as too large.
+private func declaredContentLength(_ headers: HTTPHeaders) -> Int {
+    var largest = 0
+    for (name, value) in headers where HTTPHeaders.namesMatch(name, "Content-Length") {
+        var length = 0
+        for byte in value.utf8 where byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+            let (times10, overflow1) = length.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+            if overflow1 || overflow2 { return Int.max }
+            length = sum
+        }
+        largest = max(largest, length)
+    }
+    return largest
+}
+
+/// How many bytes of an over-limit chunked body are read and dropped so that the client can be
+/// told 413, in bytes; a client sending more than this is cut off without an answer.
+private let discardAllowance = 1024 * 1024
+
+/// 413 with the limit in the detail.
+private func bodyTooLarge(limit: Int) -> HTTPResponse {
+    Problem.response(
+        status: 413, title: "Content Too Large", detail: "The request body exceeds the limit of \(limit) bytes.")
+}

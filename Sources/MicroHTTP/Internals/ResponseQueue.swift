@@ -1,0 +1,131 @@
+import CMicroHTTPD
+
+// Turning HTTPResponse values into libmicrohttpd responses, on libmicrohttpd's thread.
+
+/// What came of handing a response to libmicrohttpd.
+enum QueueOutcome {
+    /// Queued; libmicrohttpd sends it.
+    case queued
+    /// Not sendable as given (why in the string); nothing was queued, the caller may answer 500.
+    case refused(String)
+    /// A libmicrohttpd call failed (out of memory, or the connection is closing); the caller
+    /// returns MHD_Result.NO so libmicrohttpd closes the connection.
+    case failed
+}
+
+/// Queues `response` on the connection; falls back to a 500 problem (closing the connection) when
+/// the response cannot be sent as given, and to closing the connection when even that fails.
+func queue(_ response: HTTPResponse, closing: Bool, on connection: OpaquePointer, core: ServerCore) -> MHD_Result {
+    switch queueOnce(response, closing: closing || response.closesConnection, on: connection, core: core) {
+    case .queued:
+        return MHD_Result.YES
+    case .failed:
+        return MHD_Result.NO
+    case .refused(let reason):
+        let fallback = Problem.response(status: 500, title: "Internal Server Error", detail: reason)
+        if case .queued = queueOnce(fallback, closing: true, on: connection, core: core) { return MHD_Result.YES }
+        return MHD_Result.NO
+    }
+}
+
+private func queueOnce(_ response: HTTPResponse, closing: Bool, on connection: OpaquePointer, core: ServerCore)
+    -> QueueOutcome
+{
+    // Final responses are 2xx-9xx; 1xx are interim and would leave the client waiting.
+    guard (200...999).contains(response.status) else {
+        return .refused("the response status \(response.status) is not a final status code")
+    }
+    let status = UInt32(response.status)
+    switch response.body {
+    case .bytes(let bytes):
+        // MUST_COPY: libmicrohttpd copies the (typically ~200-byte) body into its own allocation,
+        // so the Swift array need not outlive this call.
+        let created = bytes.withUnsafeBytes { buffer in
+            MHD_create_response_from_buffer(
+                buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress),
+                MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+        }
+        guard let created else { return .failed }
+        return queueCreatedResponse(
+            created, status: status, headers: response.headers, closing: closing, on: connection)
+    case .stream(let stream):
+        return queueStream(
+            stream, status: status, headers: response.headers, closing: closing, on: connection, core: core)
+    }
+}
+
+/// Adds the header fields to a freshly created response, queues it, and drops our reference to it
+/// (libmicrohttpd keeps its own while sending).
+func queueCreatedResponse(
+    _ response: OpaquePointer, status: UInt32, headers: HTTPHeaders, closing: Bool, on connection: OpaquePointer
+) -> QueueOutcome {
+    defer { MHD_destroy_response(response) }
+    for field in headers {
+        // libmicrohttpd computes Content-Length itself and refuses one set by hand.
+        if HTTPHeaders.namesMatch(field.name, "Content-Length") { continue }
+        guard isFieldName(field.name), isFieldValue(field.value) else {
+            return .refused("the response header \"\(field.name)\" has a character HTTP does not allow there")
+        }
+        guard MHD_add_response_header(response, field.name, field.value) == MHD_Result.YES else {
+            return .refused("the response header \"\(field.name)\" was refused by MHD_add_response_header")
+        }
+    }
+    if closing {
+        guard MHD_add_response_header(response, "Connection", "close") == MHD_Result.YES else { return .failed }
+    }
+    return MHD_queue_response(connection, status, response) == MHD_Result.YES ? .queued : .failed
+}
+
+/// Whether `name` is an RFC 9110 token (so it cannot smuggle a ":", a space or a line break).
+private func isFieldName(_ name: String) -> Bool {
+    !name.isEmpty
+        && name.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                true
+            default:
+                "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            }
+        }
+}
+
+/// Whether `value` has no control characters but tab (RFC 9110 §5.5): a CR or LF here would let a
+/// responder that echoes client input inject header lines (response splitting).
+private func isFieldValue(_ value: String) -> Bool {
+    value.utf8.allSatisfy { $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }
+}
+
+/// The RFC 9457 problem documents MicroHTTP sends on its own (oversized bodies, unusable responses),
+/// built by hand so that the request path needs no JSON library.
+enum Problem {
+    /// A response with an `application/problem+json` body.
+    static func response(status: Int, title: String, detail: String) -> HTTPResponse {
+        var json = "{\"type\":\"about:blank\",\"title\":"
+        appendQuoted(title, to: &json)
+        json += ",\"status\":\(status),\"detail\":"
+        appendQuoted(detail, to: &json)
+        json += "}"
+        return HTTPResponse(
+            status: status, headers: ["Content-Type": "application/problem+json"], body: Array(json.utf8))
+    }
+
+    /// Appends `text` as a JSON string literal (RFC 8259 §7 escapes).
+    static func appendQuoted(_ text: String, to json: inout String) {
+        json += "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": json += "\\\""
+            case "\\": json += "\\\\"
+            case "\n": json += "\\n"
+            case "\r": json += "\\r"
+            case "\t": json += "\\t"
+            case "\u{0}"..."\u{1F}":
+                let hex = String(scalar.value, radix: 16)
+                json += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: json.unicodeScalars.append(scalar)
+            }
+        }
+        json += "\""
+    }
+}

@@ -1,0 +1,93 @@
+import Synchronization
+
+/// What libmicrohttpd's callbacks need of a server, passed to them through `void *` (retained by
+/// `RunningDaemon` for exactly as long as the daemon runs).
+final class ServerCore: Sendable {
+    let responder: any HTTPResponder
+    /// The largest request body accepted, in bytes.
+    let maxBodyBytes: Int
+    /// The streams currently bound to a connection of this server, so that stopping can end them.
+    let streams = Mutex(StreamRegistry())
+    /// Whether new connections are taken; cleared by `HTTPServer.quiesce()`, read by the accept
+    /// policy callback for every new connection (a relaxed load: a connection accepted an instant
+    /// after quiescing is served normally, which is harmless).
+    let isAccepting = Atomic(true)
+
+    init(responder: any HTTPResponder, maxBodyBytes: Int) {
+        self.responder = responder
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    /// Records a stream that is about to be queued; if the server is already stopping, the stream
+    /// is ended at once (it will send what it has, then end) instead of being parked forever.
+    func register(_ stream: HTTPStream) {
+        let stopping = streams.withLock { registry in
+            if !registry.stopping { registry.open[ObjectIdentifier(stream)] = stream }
+            return registry.stopping
+        }
+        if stopping { stream.endForServerStop() }
+    }
+
+    /// Forgets a stream whose response libmicrohttpd has freed.
+    func unregister(_ stream: HTTPStream) {
+        _ = streams.withLock { $0.open.removeValue(forKey: ObjectIdentifier(stream)) }
+    }
+
+    /// Ends every open stream and wakes the parked ones, so that no connection is left suspended
+    /// when `MHD_stop_daemon` runs (that would abort the process in libmicrohttpd 0.9.75).
+    func endStreams() {
+        // Streams are ended outside the registry lock: one registered after this sees `stopping`
+        // and ends itself, and one freed meanwhile is detached, which ending leaves alone.
+        let ended: [HTTPStream] = streams.withLock { registry in
+            registry.stopping = true
+            return Array(registry.open.values)
+        }
+        for stream in ended { stream.endForServerStop() }
+    }
+
+    /// Waits (sleeping 1 ms at a time) until every stream has flushed and been freed, or until
+    /// `timeout` has passed; this gives ended streams the chance to send their terminator.
+    func waitForStreams(timeout: Duration) {
+        let deadline = ContinuousClock.now + timeout
+        while streams.withLock({ !$0.open.isEmpty }) && ContinuousClock.now < deadline {
+            Sleep.milliseconds(1)
+        }
+    }
+}
+
+/// The open streams of one server.
+struct StreamRegistry {
+    /// Set once by `endStreams()`; from then on new streams are ended as they are registered.
+    var stopping = false
+    var open: [ObjectIdentifier: HTTPStream] = [:]
+}
+
+/// Per-request state, created by the URI log callback and released in the completed callback.
+/// Only ever touched by the one libmicrohttpd thread that serves the request's connection.
+final class RequestState {
+    /// Where the request is in libmicrohttpd's multi-call protocol.
+    enum Phase {
+        /// Headers parsed, the access handler has not been called yet.
+        case awaitingHead
+        /// Screened and accepted; body bytes may come.
+        case readingBody
+        /// A chunked body passed the limit. libmicrohttpd 0.9.75 cannot queue a response while a
+        /// body is arriving, so the rest is read and dropped (up to `allowance` more bytes) and the
+        /// 413 goes out when the body ends; past the allowance the connection is closed instead.
+        case discardingBody(allowance: Int)
+        /// A response is queued (or the request was refused); any further body bytes are dropped.
+        case answered
+    }
+
+    /// The raw request target, captured before libmicrohttpd splits or unescapes it.
+    let target: String
+    var phase = Phase.awaitingHead
+    var head: HTTPRequestHead?
+    var body: [UInt8] = []
+    /// When the request line was parsed (this object is made right then).
+    let receivedAt = ContinuousClock.Instant.now
+
+    init(target: String) {
+        self.target = target
+    }
+}

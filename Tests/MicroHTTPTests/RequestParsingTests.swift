@@ -1,0 +1,176 @@
+import Foundation
+import Testing
+
+@testable import MicroHTTP
+
+@Suite("Request heads, headers and streams as values")
+struct RequestParsingTests {
+    @Test(arguments: [
+        // Each segment is decoded on its own: "%2F" stays inside its segment.
+        ("/sessions/a%2Fb", ["sessions", "a/b"] as [String]?),
+        // Plain segments pass through.
+        ("/sessions/a1/pan", ["sessions", "a1", "pan"]),
+        // The root has no segments.
+        ("/", []),
+        // A trailing slash is an empty last segment.
+        ("/sessions/", ["sessions", ""]),
+        // Empty segments in the middle are kept.
+        ("/a//b", ["a", "", "b"]),
+        // "%20" decodes to a space; "+" stays "+" in a path.
+        ("/x%20y/a+b", ["x y", "a+b"]),
+        // Multi-byte UTF-8 escapes decode.
+        ("/caf%C3%A9", ["café"]),
+        // The query is not part of the path.
+        ("/a/b?c=/d", ["a", "b"]),
+        // A malformed escape makes the whole path unusable.
+        ("/bad%zz", nil),
+        // A truncated escape too.
+        ("/bad%4", nil),
+        // An escape decoding to invalid UTF-8 too.
+        ("/bad%C3", nil),
+    ])
+    func pathSegments(target: String, expected: [String]?) {
+        #expect(HTTPRequestHead(method: "GET", target: target).pathSegments == expected)
+    }
+
+    @Test(
+        arguments: [
+            // Pairs in order.
+            ("/q?a=1&b=2", [("a", "1"), ("b", "2")]),
+            // "+" is a space and escapes decode, in query items only.
+            ("/q?q=a+b%20c%26d", [("q", "a b c&d")]),
+            // A name without "=" has an empty value.
+            ("/q?flag", [("flag", "")]),
+            // Empty pieces are skipped; an empty value stays.
+            ("/q?a=1&&b=", [("a", "1"), ("b", "")]),
+            // A malformed escape is kept literally.
+            ("/q?x=%zz", [("x", "%zz")]),
+            // Only the first "=" separates.
+            ("/q?x=a=b", [("x", "a=b")]),
+            // No query, no items.
+            ("/q", []),
+            // An empty query, no items.
+            ("/q?", []),
+        ] as [(String, [(String, String)])])
+    func queryItems(target: String, expected: [(String, String)]) {
+        let items = HTTPRequestHead(method: "GET", target: target).queryItems
+        #expect(items.map(\.name) == expected.map(\.0))
+        #expect(items.map(\.value) == expected.map(\.1))
+    }
+
+    @Test func rawPathAndQueryAreUndecoded() {
+        let head = HTTPRequestHead(method: "GET", target: "/a%2Fb?x=a+b%26c")
+        #expect(head.path == "/a%2Fb")
+        #expect(head.query == "x=a+b%26c")
+        #expect(HTTPRequestHead(method: "GET", target: "/plain").query == nil)
+    }
+
+    @Test func headersAreOrderedAndCaseInsensitive() {
+        var headers: HTTPHeaders = ["Content-Type": "application/json", "X-A": "1"]
+        headers.append(name: "x-a", value: "2")
+        // Lookup ignores ASCII case and returns the first.
+        #expect(headers["CONTENT-TYPE"] == "application/json")
+        #expect(headers["x-a"] == "1")
+        // Repeated fields stay separate, in order.
+        #expect(headers.values(for: "X-A") == ["1", "2"])
+        #expect(headers.count == 3)
+        // Names differing in more than case do not match (bit 5 is not a wildcard for "-" vs "\r").
+        #expect(headers["X\rA"] == nil)
+        #expect(headers["missing"] == nil)
+        headers.removeAll(named: "X-a")
+        #expect(headers.count == 1)
+        #expect(Array(headers.map(\.name)) == ["Content-Type"])
+    }
+
+    @Test func streamBufferLimitAndReplacement() {
+        let stream = HTTPStream(bufferLimit: 10)
+        // Within the limit the bytes are taken.
+        #expect(stream.write([1, 2, 3, 4, 5, 6]) == .written)
+        // Past the limit nothing is taken.
+        #expect(stream.write([7, 8, 9, 10, 11]) == .overflow)
+        #expect(stream.bufferedByteCount == 6)
+        // Replacing drops what is pending (nothing started sending yet).
+        #expect(stream.replaceBuffered(with: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]) == .written)
+        #expect(stream.bufferedByteCount == 10)
+        // A replacement larger than the limit is refused and changes nothing.
+        #expect(stream.replaceBuffered(with: [UInt8](repeating: 0, count: 11)) == .overflow)
+        #expect(stream.bufferedByteCount == 10)
+        let closes = Flag()
+        stream.onClose { closes.set() }
+        stream.finish()
+        // Finishing closes the stream once and refuses later writes.
+        #expect(closes.isSet)
+        #expect(stream.isClosed)
+        #expect(stream.write([1]) == .closed)
+        // A handler registered after closing runs at once.
+        let late = Flag()
+        stream.onClose { late.set() }
+        #expect(late.isSet)
+    }
+
+    @Test func replacingKeepsTheWriteAlreadyBeingSent() {
+        let stream = HTTPStream(bufferLimit: 100)
+        #expect(stream.write(Array("frame-1;".utf8)) == .written)
+        #expect(stream.write(Array("frame-2;".utf8)) == .written)
+        // The connection takes the first 3 bytes of frame 1 (as libmicrohttpd's reader would).
+        var sent = [UInt8](repeating: 0, count: 3)
+        let taken = sent.withUnsafeMutableBytes { buffer in
+            stream.state.withLock { $0.drain(into: buffer.baseAddress!, capacity: 3) }
+        }
+        #expect(taken == 3)
+        // Replacing drops frame 2 but keeps the rest of frame 1, so the client never sees a cut frame.
+        #expect(stream.replaceBuffered(with: Array("frame-3;".utf8)) == .written)
+        #expect(stream.bufferedByteCount == 5 + 8)
+        var rest = [UInt8](repeating: 0, count: 64)
+        let count = rest.withUnsafeMutableBytes { buffer in
+            stream.state.withLock { $0.drain(into: buffer.baseAddress!, capacity: 64) }
+        }
+        #expect(String(decoding: sent + rest[..<count], as: UTF8.self) == "frame-1;frame-3;")
+        #expect(stream.bufferedByteCount == 0)
+    }
+
+    @Test func manySmallWritesDrainInOrder() {
+        let stream = HTTPStream(bufferLimit: 10_000)
+        for index in 0..<1000 {
+            #expect(stream.write([UInt8(truncatingIfNeeded: index)]) == .written)
+        }
+        // Drained in small pieces, crossing the batched compaction of spent writes.
+        var drained: [UInt8] = []
+        var piece = [UInt8](repeating: 0, count: 7)
+        while stream.bufferedByteCount > 0 {
+            let count = piece.withUnsafeMutableBytes { buffer in
+                stream.state.withLock { $0.drain(into: buffer.baseAddress!, capacity: 7) }
+            }
+            drained += piece[..<count]
+        }
+        #expect(drained == (0..<1000).map { UInt8(truncatingIfNeeded: $0) })
+    }
+
+    @Test func serverErrorsNameTheCFunction() throws {
+        let badHost = HTTPServer(configuration: .init(host: "not-an-address", port: 0), responder: TestResponder())
+        #expect(throws: HTTPServerError.self) { try badHost.start() }
+        do {
+            try badHost.start()
+        } catch {
+            #expect(error.function == "inet_pton")
+        }
+        let first = HTTPServer(configuration: .init(port: 0), responder: TestResponder())
+        try first.start()
+        defer { first.stop() }
+        let second = HTTPServer(configuration: .init(port: first.port), responder: TestResponder())
+        do {
+            try second.start()
+            Issue.record("a second server bound the same port")
+        } catch {
+            #expect(error.function == "MHD_start_daemon")
+            #expect(error.errno == EADDRINUSE)
+        }
+        // A server starts once.
+        do {
+            try first.start()
+            Issue.record("started twice")
+        } catch {
+            #expect(error.function == "HTTPServer.start")
+        }
+    }
+}

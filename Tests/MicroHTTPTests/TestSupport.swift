@@ -1,0 +1,89 @@
+import Foundation
+import MicroHTTP
+import Synchronization
+
+/// The responder every server test talks to. Routes on the raw path:
+/// `/echo` echoes the body, `/describe…` describes how the target was parsed, `/header` reports the
+/// `X-Probe` fields, `/stream` opens a stream handed to `onStream`, `/refuse` is refused by screen().
+final class TestResponder: HTTPResponder {
+    let respondCalls = Mutex(0)
+    let onStream: @Sendable (HTTPStream) -> Void
+
+    init(onStream: @escaping @Sendable (HTTPStream) -> Void = { _ in }) {
+        self.onStream = onStream
+    }
+
+    func screen(_ head: HTTPRequestHead) -> HTTPResponse? {
+        head.path == "/refuse" ? HTTPResponse(status: 403, body: Array("refused".utf8)) : nil
+    }
+
+    func respond(to request: HTTPRequest) -> HTTPResponse {
+        respondCalls.withLock { $0 += 1 }
+        let path = request.path
+        if path.hasPrefix("/describe") {
+            let segments = request.pathSegments.map { $0.joined(separator: "|") } ?? "nil"
+            let items = request.queryItems.map { "\($0.name)=\($0.value)" }.joined(separator: ";")
+            let text = "path=\(path)\nquery=\(request.query ?? "nil")\nsegments=\(segments)\nitems=\(items)"
+            return HTTPResponse(status: 200, body: Array(text.utf8))
+        }
+        switch path {
+        case "/echo":
+            return HTTPResponse(
+                status: 200,
+                headers: ["X-Method": request.method, "X-Body-Count": String(request.body.count)],
+                body: request.body)
+        case "/header":
+            let values = request.headers.values(for: "x-PROBE").joined(separator: ",")
+            let first = request.headers["X-probe"] ?? "nil"
+            return HTTPResponse(status: 200, body: Array("\(first)|\(values)".utf8))
+        case "/stream":
+            let stream = HTTPStream(bufferLimit: 4096)
+            onStream(stream)
+            return HTTPResponse(status: 200, headers: ["Content-Type": "text/event-stream"], stream: stream)
+        case "/close":
+            return HTTPResponse(status: 200, body: Array("bye".utf8), closesConnection: true)
+        case "/bad-header":
+            return HTTPResponse(status: 200, headers: ["X-Echo": "a\r\nInjected: 1"], body: [])
+        case "/interim":
+            return HTTPResponse(status: 100)
+        default:
+            return HTTPResponse(status: 404)
+        }
+    }
+}
+
+/// Starts a real server on port 0, runs `body`, and stops the server.
+func withServer<T>(
+    threads: Int = 1,
+    maxBodyBytes: Int = 16 * 1024,
+    responder: TestResponder = TestResponder(),
+    _ body: (HTTPServer) throws -> T
+) throws -> T {
+    let server = HTTPServer(
+        configuration: .init(port: 0, threads: threads, maxBodyBytes: maxBodyBytes), responder: responder)
+    try server.start()
+    defer { server.stop() }
+    return try body(server)
+}
+
+/// Polls `condition` every millisecond until it holds or `seconds` pass.
+func eventually(within seconds: Double = 5, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        usleep(1000)
+    }
+    return condition()
+}
+
+/// A set-once flag readable from any thread.
+final class Flag: Sendable {
+    private let value = Mutex(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
+}
+
+/// Runs `body` on a new thread (not Swift concurrency's pool, which blocking tests must not starve).
+func onThread(_ body: @escaping @Sendable () -> Void) {
+    Thread.detachNewThread(body)
+}
