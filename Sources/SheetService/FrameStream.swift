@@ -125,14 +125,22 @@ final class FrameStream: Sendable {
             s.origin = origin
             s.generation += 1
             let last = a.frameCount(fps: fps) - 1
-            let current = min(max(Int(((now - origin) * Double(fps)).rounded(.down)), 0), last)
+            if let k = after, k >= last {
+                // The client has every frame: only `settled` is left.
+                send(snapshotEvent("settled", .settled(a)), now: now, state: &s)
+                s.animation = nil
+                if once { finish(&s) }
+                return nil
+            }
+            let first = after.map { $0 + 1 } ?? 0
             switch pace {
             case .instant:
-                s.next = after.map { min($0 + 1, last) } ?? 0
+                s.next = first
                 while !s.done && s.animation != nil { sendNext(&s, now: now) }
                 return nil
             case .realtime:
-                s.next = max(current, after.map { min($0 + 1, last) } ?? 0)
+                let current = min(max(Int(((now - origin) * Double(fps)).rounded(.down)), 0), last)
+                s.next = max(current, first)
                 return (origin + a.frameTime(s.next, fps: fps), s.generation)
             }
         }

@@ -44,8 +44,17 @@ final class SheetResponder: HTTPResponder {
     // MARK: Before the body
 
     /// Refuses, before any body byte is read, what must never reach the router: framing that
-    /// libmicrohttpd lets through (API.md), chunked bodies (411) and undeclared media types (415).
+    /// libmicrohttpd lets through (API.md), chunked bodies (411), bodies over the limit (413) and
+    /// other media types (415).
     func screen(_ head: HTTPRequestHead) -> HTTPResponse? {
+        guard let refusal = refusal(head) else { return nil }
+        // Refusals never reach `respond`: count them here (their latency is ~0: no body read).
+        let route = (try? Self.match(head.pathSegments).0) ?? .unmatched
+        metrics.record(route: route, status: refusal.status, nanoseconds: 0)
+        return refusal
+    }
+
+    private func refusal(_ head: HTTPRequestHead) -> HTTPResponse? {
         var contentLengths = 0
         var hosts = 0
         var transferEncoding: String?
@@ -54,15 +63,26 @@ final class SheetResponder: HTTPResponder {
             if name.utf8.contains(where: { $0 == 0x20 || $0 == 0x09 }) {
                 return refuseFraming(head, "whitespace in the header name \"\(name)\"")
             }
-            switch name.lowercased() {
-            case "content-length": contentLengths += 1
-            case "host": hosts += 1
-            case "transfer-encoding": transferEncoding = value
-            case "content-type": contentType = value
-            default: break
+            // Case-insensitive compares without lowercasing: no allocation per header.
+            if Self.named(name, "content-length") {
+                contentLengths += 1
+            } else if Self.named(name, "host") {
+                hosts += 1
+            } else if Self.named(name, "transfer-encoding") {
+                transferEncoding = value
+            } else if Self.named(name, "content-type") {
+                contentType = value
             }
         }
         if contentLengths > 1 { return refuseFraming(head, "more than one Content-Length") }
+        // Over the limit: refused before a byte of the body is read, as a problem of ours.
+        if let length = head.headers["content-length"], let n = Int(length), n > configuration.maxBodyBytes {
+            return problemResponse(
+                Problem(
+                    status: 413, code: "body-too-large",
+                    detail: "the body is \(n) bytes; the limit is \(configuration.maxBodyBytes) bytes"),
+                origin: head.headers["origin"])
+        }
         if hosts > 1 { return refuseFraming(head, "more than one Host") }
         if let te = transferEncoding {
             if contentLengths > 0 { return refuseFraming(head, "both Content-Length and Transfer-Encoding") }
@@ -99,8 +119,19 @@ final class SheetResponder: HTTPResponder {
             origin: head.headers["origin"])
     }
 
+    /// Whether header `name` is `lowercase` (ASCII, case-insensitive).
+    @inline(__always)
+    static func named(_ name: String, _ lowercase: StaticString) -> Bool {
+        let n = name.utf8
+        guard n.count == lowercase.utf8CodeUnitCount else { return false }
+        return lowercase.withUTF8Buffer { target in
+            zip(n, target).allSatisfy { a, b in a == b || (a >= 0x41 && a <= 0x5A && a | 0x20 == b) }
+        }
+    }
+
     /// application/json, application/*+json, or curl's default form type (whose body is still JSON).
     static func acceptsMediaType(_ value: String) -> Bool {
+        if value == "application/json" { return true }  // the common case, without allocating
         let type = value.split(separator: ";", maxSplits: 1)[0].trimmingCharacters(in: .whitespaces).lowercased()
         return type == "application/json" || type == "application/x-www-form-urlencoded"
             || (type.hasPrefix("application/") && type.hasSuffix("+json"))

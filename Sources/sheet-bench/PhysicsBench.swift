@@ -51,10 +51,13 @@ func runPhysicsBench(rounds: Int, iterations: Int) throws -> [BenchFigure] {
 
     // `ended`: snap decision and animation set-up, from a prepared drag with 12 samples.
     for preset in [PresetName.facebook, .twitter, .glide, .fluid] {
-        let start = preset == .fluid ? "half" : (preset == .twitter ? "open" : (preset == .glide ? "compressed" : "normal"))
+        let start =
+            preset == .fluid ? "half" : (preset == .twitter ? "open" : (preset == .glide ? "compressed" : "normal"))
         var prepared = try SheetSession(model: SheetModel(preset: preset), initialDetent: start)
         _ = prepared.handle(.pan(PanEvent(phase: .began)), at: 0)
-        for k in 1...12 { _ = prepared.handle(.pan(PanEvent(phase: .changed, translation: Double(k) * 8)), at: Double(k) / 120) }
+        for k in 1...12 {
+            _ = prepared.handle(.pan(PanEvent(phase: .changed, translation: Double(k) * 8)), at: Double(k) / 120)
+        }
         let (ns, sum) = medianNanoseconds(rounds: rounds, iterations: iterations / 4) { n in
             var acc = 0.0
             for k in 0..<n {
