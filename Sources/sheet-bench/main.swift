@@ -1,13 +1,16 @@
 import Foundation
 
-// sheet-bench: release-build micro-benchmarks (`swift run -c release sheet-bench`).
+// sheet-bench: release-build micro-benchmarks (`swift run -c release sheet-bench [iterations]`).
 // Figures go into docs/PERFORMANCE.md; nothing here is a test.
 
 let rounds = 7
 let iterations = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 1_000_000 : 1_000_000
 
-print("| operation | ns/op (median of \(rounds)) |")
+print("| operation | ns/op (median of \(rounds) rounds) |")
 print("| --- | ---: |")
 for f in try runPhysicsBench(rounds: rounds, iterations: iterations) {
-    print("| \(f.name) | \(String(format: "%.1f", f.nanosecondsPerOp)) |")
+    print("| engine: \(f.name) | \(String(format: "%.1f", f.nanosecondsPerOp)) |")
+}
+for (name, ns) in runJSONBench(iterations: max(iterations / 10, 1000), rounds: rounds) {
+    print("| json: \(name) | \(String(format: "%.0f", ns)) |")
 }

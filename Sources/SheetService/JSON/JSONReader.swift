@@ -31,7 +31,9 @@ package enum JSONReader {
 
     /// Parses one JSON text. `maxDepth` bounds the nesting of arrays and objects
     /// (and so the reader's recursion); keep it small for untrusted input.
-    package static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = defaultMaxDepth) throws(JSONError) -> JSONValue {
+    package static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = defaultMaxDepth) throws(JSONError)
+        -> JSONValue
+    {
         guard let base = bytes.baseAddress, bytes.count > 0 else {
             throw JSONError(.emptyInput, at: 0, "empty input")
         }
@@ -39,8 +41,11 @@ package enum JSONReader {
         return try parser.parseDocument()
     }
 
-    package static func parse(_ bytes: UnsafeRawBufferPointer, maxDepth: Int = defaultMaxDepth) throws(JSONError) -> JSONValue {
-        let typed = UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+    package static func parse(_ bytes: UnsafeRawBufferPointer, maxDepth: Int = defaultMaxDepth) throws(JSONError)
+        -> JSONValue
+    {
+        let typed = UnsafeBufferPointer(
+            start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count)
         return try parse(typed, maxDepth: maxDepth)
     }
 
@@ -48,7 +53,9 @@ package enum JSONReader {
         try bytes.withUnsafeBufferPointer { buffer in result(buffer, maxDepth) }.get()
     }
 
-    package static func parse(_ bytes: ArraySlice<UInt8>, maxDepth: Int = defaultMaxDepth) throws(JSONError) -> JSONValue {
+    package static func parse(_ bytes: ArraySlice<UInt8>, maxDepth: Int = defaultMaxDepth) throws(JSONError)
+        -> JSONValue
+    {
         try bytes.withUnsafeBufferPointer { buffer in result(buffer, maxDepth) }.get()
     }
 
@@ -60,7 +67,9 @@ package enum JSONReader {
     }
 
     /// Any other byte collection; contiguous ones are read in place.
-    package static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = defaultMaxDepth) throws(JSONError) -> JSONValue {
+    package static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = defaultMaxDepth) throws(JSONError)
+        -> JSONValue
+    {
         if let r = bytes.withContiguousStorageIfAvailable({ buffer in result(buffer, maxDepth) }) {
             return try r.get()
         }
@@ -127,7 +136,8 @@ private struct JSONParser {
 
     mutating func parseDocument() throws(JSONError) -> JSONValue {
         if end >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF {
-            throw JSONError(.byteOrderMark, at: 0, "byte order mark (U+FEFF) is not allowed", hint: "send UTF-8 without a BOM")
+            throw JSONError(
+                .byteOrderMark, at: 0, "byte order mark (U+FEFF) is not allowed", hint: "send UTF-8 without a BOM")
         }
         skipWhitespace()
         if i == end {
@@ -136,7 +146,8 @@ private struct JSONParser {
         let value = try parseValue()
         skipWhitespace()
         if i != end {
-            throw unexpected(at: i, kind: .trailingCharacters, hint: "after the JSON value; only whitespace may follow it")
+            throw unexpected(
+                at: i, kind: .trailingCharacters, hint: "after the JSON value; only whitespace may follow it")
         }
         return value
     }
@@ -411,7 +422,8 @@ private struct JSONParser {
     /// Decodes the escape starting with the backslash at `j`; returns the index after it.
     func decodeEscape(at j: Int, into out: inout [UInt8]) throws(JSONError) -> Int {
         guard j + 1 < end else {
-            throw JSONError(.unexpectedEnd, at: end, "unexpected end of input", hint: "unfinished escape sequence at byte \(j)")
+            throw JSONError(
+                .unexpectedEnd, at: end, "unexpected end of input", hint: "unfinished escape sequence at byte \(j)")
         }
         let e = p[j + 1]
         switch e {
@@ -434,7 +446,8 @@ private struct JSONParser {
                 let low = try hex4(at: next + 2, escapeAt: next)
                 guard low >= 0xDC00 && low <= 0xDFFF else {
                     throw JSONError(
-                        .invalidSurrogate, at: next, "\(escapeText(low)) cannot follow high surrogate \(escapeText(unit))",
+                        .invalidSurrogate, at: next,
+                        "\(escapeText(low)) cannot follow high surrogate \(escapeText(unit))",
                         hint: "expected a low surrogate \\uDC00-\\uDFFF")
                 }
                 scalar = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00)
@@ -450,7 +463,8 @@ private struct JSONParser {
             if e >= 0x80 {
                 _ = try utf8SequenceEnd(at: j + 1)  // invalid UTF-8 is reported as such
             }
-            let what = e >= 0x21 && e < 0x7F
+            let what =
+                e >= 0x21 && e < 0x7F
                 ? "invalid escape '\\\(Character(Unicode.Scalar(e)))'"
                 : "invalid escape: backslash before \(describeByte(at: j + 1))"
             throw JSONError(
@@ -468,7 +482,8 @@ private struct JSONParser {
                 if hexValue(p[m]) == nil { throw badHex(at: m, escapeAt: escapeAt) }
                 m += 1
             }
-            throw JSONError(.unexpectedEnd, at: end, "unexpected end of input", hint: "unfinished \\u escape at byte \(escapeAt)")
+            throw JSONError(
+                .unexpectedEnd, at: end, "unexpected end of input", hint: "unfinished \\u escape at byte \(escapeAt)")
         }
         var v: UInt16 = 0
         for m in k..<(k + 4) {
@@ -523,7 +538,9 @@ private struct JSONParser {
     func utf8SequenceEnd(at j: Int) throws(JSONError) -> Int {
         let c = p[j]
         @inline(__always) func cont(_ k: Int) -> Bool { k < end && p[k] & 0xC0 == 0x80 }
-        @inline(__always) func within(_ k: Int, _ lo: UInt8, _ hi: UInt8) -> Bool { k < end && p[k] >= lo && p[k] <= hi }
+        @inline(__always) func within(_ k: Int, _ lo: UInt8, _ hi: UInt8) -> Bool {
+            k < end && p[k] >= lo && p[k] <= hi
+        }
         if c >= 0xC2 && c <= 0xDF {
             if cont(j + 1) { return j + 2 }
         } else if c >= 0xE0 && c <= 0xEF {
@@ -586,7 +603,8 @@ private struct JSONParser {
         if first == B.zero {
             j += 1
             if j < end && isDigit(p[j]) {
-                throw JSONError(.invalidNumber, at: start, "leading zero in number", hint: "only 0 itself or 0.x may start with 0")
+                throw JSONError(
+                    .invalidNumber, at: start, "leading zero in number", hint: "only 0 itself or 0.x may start with 0")
             }
         } else if first > B.zero && first <= B.nine {
             while j < end {
@@ -609,9 +627,11 @@ private struct JSONParser {
             j += 1
             guard j < end, isDigit(p[j]) else {
                 if j == end {
-                    throw JSONError(.unexpectedEnd, at: end, "unexpected end of input", hint: "expected a digit after '.'")
+                    throw JSONError(
+                        .unexpectedEnd, at: end, "unexpected end of input", hint: "expected a digit after '.'")
                 }
-                throw JSONError(.invalidNumber, at: j, "expected a digit after '.'", hint: "in number starting at byte \(start)")
+                throw JSONError(
+                    .invalidNumber, at: j, "expected a digit after '.'", hint: "in number starting at byte \(start)")
             }
             while j < end {
                 let d = p[j] &- B.zero
@@ -638,9 +658,12 @@ private struct JSONParser {
             }
             guard j < end, isDigit(p[j]) else {
                 if j == end {
-                    throw JSONError(.unexpectedEnd, at: end, "unexpected end of input", hint: "expected a digit in the exponent")
+                    throw JSONError(
+                        .unexpectedEnd, at: end, "unexpected end of input", hint: "expected a digit in the exponent")
                 }
-                throw JSONError(.invalidNumber, at: j, "expected a digit in the exponent", hint: "in number starting at byte \(start)")
+                throw JSONError(
+                    .invalidNumber, at: j, "expected a digit in the exponent",
+                    hint: "in number starting at byte \(start)")
             }
             var e = 0
             while j < end {
@@ -673,7 +696,9 @@ private struct JSONParser {
         // The grammar was checked above, so the standard library accepts the text;
         // it returns ±infinity when the magnitude overflows.
         guard let v = Double(text), v.isFinite else {
-            throw JSONError(.numberOutOfRange, at: start, "number \(describeNumber(from: start, to: stop)) is out of range", hint: "the largest finite value is 1.7976931348623157e308")
+            throw JSONError(
+                .numberOutOfRange, at: start, "number \(describeNumber(from: start, to: stop)) is out of range",
+                hint: "the largest finite value is 1.7976931348623157e308")
         }
         return v
     }
@@ -703,7 +728,8 @@ private struct JSONParser {
         case 0x09: name = "tab; write \\t"
         default: name = "write \\u00\(hex2(c))"
         }
-        return JSONError(.controlCharacterInString, at: j, "unescaped control character U+00\(hex2(c)) in string", hint: name)
+        return JSONError(
+            .controlCharacterInString, at: j, "unescaped control character U+00\(hex2(c)) in string", hint: name)
     }
 
     @inline(never)
@@ -718,10 +744,14 @@ private struct JSONParser {
         if c == B.plus { return JSONError(.invalidNumber, at: k, "a number cannot start with '+'") }
         if c == B.dot { return JSONError(.invalidNumber, at: k, "a number needs a digit before '.'") }
         if c == B.comma {
-            return JSONError(.unexpectedCharacter, at: k, "unexpected character ','", hint: "expected a value; empty elements are not allowed")
+            return JSONError(
+                .unexpectedCharacter, at: k, "unexpected character ','",
+                hint: "expected a value; empty elements are not allowed")
         }
         if startsWith("NaN", at: k) || startsWith("Infinity", at: k) {
-            return JSONError(.unexpectedCharacter, at: k, "unexpected character \(describeByte(at: k))", hint: "NaN and Infinity are not JSON numbers")
+            return JSONError(
+                .unexpectedCharacter, at: k, "unexpected character \(describeByte(at: k))",
+                hint: "NaN and Infinity are not JSON numbers")
         }
         return unexpected(at: k, kind: .unexpectedCharacter, hint: "expected a value")
     }
@@ -729,7 +759,8 @@ private struct JSONParser {
     @inline(never)
     func invalidNumberStart(at k: Int, numberAt start: Int) -> JSONError {
         if startsWith("Infinity", at: k) {
-            return JSONError(.unexpectedCharacter, at: k, "unexpected character 'I'", hint: "Infinity is not a JSON number")
+            return JSONError(
+                .unexpectedCharacter, at: k, "unexpected character 'I'", hint: "Infinity is not a JSON number")
         }
         if p[k] >= 0x80, let e = utf8Error(at: k) { return e }
         return JSONError(.invalidNumber, at: k, "expected a digit after '-'", hint: "found \(describeByte(at: k))")

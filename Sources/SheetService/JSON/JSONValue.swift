@@ -135,7 +135,7 @@ package struct JSONObject: Sendable, Equatable, Sequence {
                 return true
             }
         }
-        if let same, let same { return same }
+        if let contiguous = same, let result = contiguous { return result }
         return a.utf8.elementsEqual(b.utf8)
     }
 

@@ -5,7 +5,7 @@
 //     w.key("phase"); w.string("ended")
 //     w.key("constant"); w.number(278)
 //     w.endObject()
-//     send(w.takeBytes())    // {"phase":"ended","constant":278}
+//     send(w.bytes)          // {"phase":"ended","constant":278}
 //
 // Commas and colons are written automatically: one bit per nesting level
 // (in a UInt64, spilling to an array only past 64 levels) records whether the
@@ -21,10 +21,10 @@
 // `null` is written so the output stays valid JSON.
 
 package struct JSONWriter {
-    /// Output buffer. Its elements past `length` are scratch space (already
-    /// initialized, so writes go straight through a pointer with one capacity
-    /// check per call instead of one `append` per byte).
-    private var storage: [UInt8]
+    /// Output buffer: raw memory written through a pointer, one capacity and
+    /// uniqueness check per call (instead of per byte, as `[UInt8].append` does).
+    /// Copying a writer shares it until either copy writes (copy on write).
+    private var buffer: JSONByteBuffer
     private var length = 0
 
     /// Bit d is set when the container at depth d (1-based) already holds an element.
@@ -36,27 +36,29 @@ package struct JSONWriter {
     private var afterKey = false
 
     package init(capacity: Int = 256) {
-        storage = [UInt8](repeating: 0, count: max(capacity, 16))
+        buffer = JSONByteBuffer(capacity: max(capacity, 16))
     }
 
-    /// The JSON text written so far (a copy; see `takeBytes()` to avoid it).
-    package var bytes: [UInt8] { Array(storage[..<length]) }
+    /// The JSON text written so far (a fresh array each time you ask).
+    package var bytes: [UInt8] { Array(UnsafeBufferPointer(start: buffer.base, count: length)) }
 
-    /// The JSON text written so far, without copying; the writer is left empty
-    /// (with no buffer: call `reset()` or make a new writer to write again).
+    /// The JSON text written so far; the writer is left empty for reuse, keeping its buffer.
     package mutating func takeBytes() -> [UInt8] {
-        storage.removeSubrange(length...)
-        let result = storage
-        storage = []
+        let result = bytes
         reset()
         return result
+    }
+
+    /// Reads the JSON text written so far in place, without making an array.
+    package func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try body(UnsafeBufferPointer(start: buffer.base, count: length))
     }
 
     /// The number of bytes written so far.
     package var count: Int { length }
 
     /// The JSON text as a String.
-    package var text: String { storage.withUnsafeBufferPointer { String(decoding: $0[..<length], as: UTF8.self) } }
+    package var text: String { String(decoding: UnsafeBufferPointer(start: buffer.base, count: length), as: UTF8.self) }
 
     /// Empties the writer, keeping its buffer, for reuse.
     package mutating func reset() {
@@ -65,7 +67,6 @@ package struct JSONWriter {
         deepHasElements.removeAll()
         depth = 0
         afterKey = false
-        if storage.count < 16 { storage = [UInt8](repeating: 0, count: 256) }
     }
 
     // MARK: Structure
@@ -105,20 +106,20 @@ package struct JSONWriter {
         afterKey = true
         let n = name.utf8CodeUnitCount
         let src = name.utf8Start
-        assert(!UnsafeBufferPointer(start: src, count: n).contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C },
-               "JSONWriter: static key needs escaping")
-        withSpace(n + 4) { p in
-            var k = 0
-            if comma {
-                p[0] = 0x2C
-                k = 1
-            }
-            p[k] = 0x22
-            (p + k + 1).update(from: src, count: n)
-            p[k + 1 + n] = 0x22
-            p[k + 2 + n] = 0x3A  // :
-            return k + 3 + n
+        assert(
+            !UnsafeBufferPointer(start: src, count: n).contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C },
+            "JSONWriter: static key needs escaping")
+        let p = reserve(n + 4)
+        var k = 0
+        if comma {
+            p[0] = 0x2C
+            k = 1
         }
+        p[k] = 0x22
+        (p + k + 1).update(from: src, count: n)
+        p[k + 1 + n] = 0x22
+        p[k + 2 + n] = 0x3A  // :
+        length &+= k + 3 + n
     }
 
     /// A member name computed at run time; escaped as needed.
@@ -166,16 +167,15 @@ package struct JSONWriter {
         }
         // The standard library prints the shortest round-trip digits straight into
         // our buffer (TextOutputStream's ASCII hook, no String). At most 24 bytes.
-        withSpace(1 + 32) { p in
-            var sink = PointerSink(start: p)
-            if comma { sink.put(0x2C) }
-            x.write(to: &sink)
-            // Integral values ≥ 1e15 print as "1234567890123456.0": drop ".0".
-            if sink.count >= 2 && p[sink.count - 1] == 0x30 && p[sink.count - 2] == 0x2E {
-                sink.count -= 2
-            }
-            return sink.count
+        let p = reserve(1 + 32)
+        var sink = PointerSink(start: p)
+        if comma { sink.put(0x2C) }
+        x.write(to: &sink)
+        // Integral values ≥ 1e15 print as "1234567890123456.0": drop ".0".
+        if sink.count >= 2 && p[sink.count - 1] == 0x30 && p[sink.count - 2] == 0x2E {
+            sink.count -= 2
         }
+        length &+= sink.count
     }
 
     package mutating func integer(_ x: Int) {
@@ -191,28 +191,6 @@ package struct JSONWriter {
     package mutating func null() {
         let comma = separator()
         writeLiteral("null", comma: comma)
-    }
-
-    /// Splices pre-rendered members into the current object: `members` is the
-    /// text between an object's braces (`"a":1,"b":[2]`), e.g. another writer's
-    /// output with its first and last byte dropped. A comma is added before it
-    /// when the object already has members; empty input writes nothing. Not
-    /// validated: it must be well-formed members whose keys the object lacks.
-    package mutating func rawMembers(_ members: [UInt8]) {
-        assert(depth > 0 && !afterKey, "JSONWriter: rawMembers outside an object or after a key")
-        guard !members.isEmpty else { return }
-        let comma = separator()
-        members.withUnsafeBufferPointer { src in
-            withSpace(src.count + 1) { p in
-                var k = 0
-                if comma {
-                    p[0] = 0x2C
-                    k = 1
-                }
-                (p + k).update(from: src.baseAddress!, count: src.count)
-                return k + src.count
-            }
-        }
     }
 
     /// Any JSON value, recursively (object members in their stored order).
@@ -239,19 +217,17 @@ package struct JSONWriter {
     /// Members pre-rendered elsewhere (`"a":1,"b":2`, no braces), written into the current
     /// object as they are: for the parts of a reply that never change.
     package mutating func rawMembers(_ members: [UInt8]) {
+        assert(depth > 0 && !afterKey, "JSONWriter: rawMembers outside an object or after a key")
         guard !members.isEmpty else { return }
         let comma = separator()
-        members.withUnsafeBufferPointer { src in
-            withSpace(src.count + 1) { p in
-                var k = 0
-                if comma {
-                    p[0] = 0x2C
-                    k = 1
-                }
-                (p + k).update(from: src.baseAddress!, count: src.count)
-                return k + src.count
-            }
+        let p = reserve(members.count + 1)
+        var k = 0
+        if comma {
+            p[0] = 0x2C
+            k = 1
         }
+        members.withUnsafeBufferPointer { src in (p + k).update(from: src.baseAddress!, count: src.count) }
+        length &+= k + members.count
     }
 
     // MARK: Internals
@@ -293,63 +269,70 @@ package struct JSONWriter {
 
     /// Runs `body` with room for `n` bytes at the end of the output; `body`
     /// returns how many it wrote.
+    /// Room for `n` more bytes at the end of the output; the caller writes there,
+    /// then adds what it wrote to `length`. The buffer is uniquely ours and stays
+    /// alive (held by `self`) until then.
     @inline(__always)
-    private mutating func withSpace(_ n: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
-        if length + n > storage.count { grow(to: length + n) }
-        let at = length
-        length += storage.withUnsafeMutableBufferPointer { buffer in body(buffer.baseAddress! + at) }
+    private mutating func reserve(_ n: Int) -> UnsafeMutablePointer<UInt8> {
+        if _slowPath(length + n > buffer.capacity || !isKnownUniquelyReferenced(&buffer)) {
+            makeRoom(for: n)
+        }
+        return buffer.base + length
     }
 
+    /// Grows the buffer to fit `n` more bytes and/or unshares it from a copied writer.
     @inline(never)
-    private mutating func grow(to needed: Int) {
-        let newCount = max(needed, storage.count * 2, 64)
-        storage.append(contentsOf: repeatElement(0, count: newCount - storage.count))
+    private mutating func makeRoom(for n: Int) {
+        let needed = length + n
+        let capacity = needed > buffer.capacity ? max(needed, buffer.capacity * 2) : buffer.capacity
+        let fresh = JSONByteBuffer(capacity: capacity)
+        fresh.base.update(from: buffer.base, count: length)
+        buffer = fresh
     }
 
     @inline(__always)
     private mutating func write(_ comma: Bool, _ byte: UInt8) {
-        withSpace(2) { p in
-            if comma {
-                p[0] = 0x2C
-                p[1] = byte
-                return 2
-            }
+        let p = reserve(2)
+        if comma {
+            p[0] = 0x2C
+            p[1] = byte
+            length &+= 2
+        } else {
             p[0] = byte
-            return 1
+            length &+= 1
         }
     }
 
     @inline(__always)
     private mutating func write(_ comma: Bool, _ b0: UInt8, _ b1: UInt8) {
-        withSpace(3) { p in
-            var k = 0
-            if comma {
-                p[0] = 0x2C
-                k = 1
-            }
-            p[k] = b0
-            p[k + 1] = b1
-            return k + 2
+        let p = reserve(3)
+        var k = 0
+        if comma {
+            p[0] = 0x2C
+            k = 1
         }
+        p[k] = b0
+        p[k + 1] = b1
+        length &+= k + 2
     }
 
     @inline(__always)
     private mutating func writeLiteral(_ s: StaticString, comma: Bool) {
         let n = s.utf8CodeUnitCount
         let src = s.utf8Start
-        withSpace(n + 1) { p in
-            var k = 0
-            if comma {
-                p[0] = 0x2C
-                k = 1
-            }
-            (p + k).update(from: src, count: n)
-            return k + n
+        let p = reserve(n + 1)
+        var k = 0
+        if comma {
+            p[0] = 0x2C
+            k = 1
         }
+        for m in 0..<n { p[k + m] = src[m] }
+        length &+= k + n
     }
 
     private mutating func writeInteger(_ x: Int, comma: Bool) {
-        withSpace(21) { p in
+        do {
+            let p = reserve(21)
             var k = 0
             if comma {
                 p[0] = 0x2C
@@ -375,7 +358,7 @@ package struct JSONWriter {
                 p[end] = 0x30 &+ UInt8(truncatingIfNeeded: r)
                 u = q
             } while u != 0
-            return total
+            length &+= total
         }
     }
 
@@ -384,7 +367,8 @@ package struct JSONWriter {
     private mutating func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>, comma: Bool, colon: Bool) {
         let n = utf8.count
         // Worst case: every byte becomes \u00XX.
-        withSpace(6 * n + 4) { p in
+        do {
+            let p = reserve(6 * n + 4)
             var k = 0
             if comma {
                 p[0] = 0x2C
@@ -393,7 +377,22 @@ package struct JSONWriter {
             p[k] = 0x22
             k += 1
             var i = 0
+            let src = UnsafeRawPointer(utf8.baseAddress ?? UnsafePointer(p))  // n == 0: never read
             while i < n {
+                // Copy 8 bytes at a time while none needs escaping (SWAR test for
+                // '"', '\\' and < 0x20; the lowest flagged byte is exact).
+                while i &+ 8 <= n {
+                    let w = src.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                    let ones: UInt64 = 0x0101_0101_0101_0101
+                    let q = w ^ (ones &* 0x22)
+                    let b = w ^ (ones &* 0x5C)
+                    let special = ((q &- ones) & ~q | (b &- ones) & ~b | (w &- ones &* 0x20) & ~w) & (ones &* 0x80)
+                    if special != 0 { break }
+                    UnsafeMutableRawPointer(p + k).storeBytes(of: w, as: UInt64.self)
+                    i &+= 8
+                    k &+= 8
+                }
+                if i == n { break }
                 let c = utf8[i]
                 i &+= 1
                 if c >= 0x20 && c != 0x22 && c != 0x5C {
@@ -427,9 +426,22 @@ package struct JSONWriter {
                 p[k] = 0x3A
                 k += 1
             }
-            return k
+            length &+= k
         }
     }
+}
+
+/// The writer's heap memory; freed with the last writer that uses it.
+private final class JSONByteBuffer {
+    let base: UnsafeMutablePointer<UInt8>
+    let capacity: Int
+
+    init(capacity: Int) {
+        base = .allocate(capacity: capacity)
+        self.capacity = capacity
+    }
+
+    deinit { base.deallocate() }
 }
 
 /// Receives `Double.write(to:)` output straight into the writer's buffer. The
