@@ -189,7 +189,10 @@ final class FrameStream: Sendable {
             // Fallen more than a frame behind (a stalled machine): skip to the current frame.
             let last = a.frameCount(fps: fps) - 1
             let current = min(Int(((now - s.origin) * Double(fps)).rounded(.down)), last)
-            if current > s.next { s.next = current }
+            if current > s.next {
+                metrics.framesSkipped.increment(by: current - s.next)
+                s.next = current
+            }
             return (s.origin + a.frameTime(s.next, fps: fps), s.generation)
         }
         if let (time, generation) = next { pacer.schedule(.frame, self, at: time, generation: generation) }

@@ -47,7 +47,10 @@ final class ServiceMetrics: Sendable {
     let framesSent: CoreMetrics.Counter
     /// Frames a slow reader never got: its unsent frames were replaced by the latest one.
     let framesDropped: CoreMetrics.Counter
-    /// How late realtime frames left against their due time.
+    /// Realtime frames passed over because the pacer fell more than a frame behind (a starved CPU).
+    let framesSkipped: CoreMetrics.Counter
+    /// How late the pacer handed realtime frames to their streams, against their due time (time
+    /// in the stream's buffer and libmicrohttpd's send queue comes on top).
     let frameLateness: CoreMetrics.Timer
     let streamsOpen: CoreMetrics.Meter
 
@@ -77,6 +80,7 @@ final class ServiceMetrics: Sendable {
         rejectedFraming = CoreMetrics.Counter(label: "sheetd_requests_rejected_framing_total", factory: factory)
         framesSent = CoreMetrics.Counter(label: "sheetd_frames_sent_total", factory: factory)
         framesDropped = CoreMetrics.Counter(label: "sheetd_frames_dropped_total", factory: factory)
+        framesSkipped = CoreMetrics.Counter(label: "sheetd_frames_skipped_total", factory: factory)
         streamsOpen = CoreMetrics.Meter(label: "sheetd_streams_open", factory: factory)
         // Lateness: 100 µs to 250 ms.
         factory.defaultDurationHistogramBuckets = [
