@@ -52,7 +52,12 @@ let package = Package(
             ]
         ),
         // Release-build micro-benchmarks of the engine (not a test: figures go to docs/PERFORMANCE.md).
-        .executableTarget(name: "sheet-bench", dependencies: ["SheetPhysics", "SheetService"]),
+        .executableTarget(
+            name: "sheet-bench",
+            dependencies: [
+                "SheetPhysics", "SheetService", "MicroHTTP", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "SheetPhysicsTests", dependencies: ["SheetPhysics"]),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP"]),
         .testTarget(

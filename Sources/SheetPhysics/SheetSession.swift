@@ -380,15 +380,19 @@ public struct SheetSession: Sendable {
         return result
     }
 
+    /// `changed`, `ended` or `cancelled` with no drag: after a transition that finished its drag
+    /// at the threshold, accepted with nothing to do; otherwise a conflict.
+    private mutating func withoutDrag(_ phase: PanPhase, at time: Double) -> SheetOutcome {
+        if finishedDrag {
+            lastTime = time
+            return outcome(.unchanged, at: time)
+        }
+        return conflict(.noDrag(phase, state: snapshot(at: time).state), at: time)
+    }
+
     private mutating func changed(_ pan: PanEvent, at time: Double) -> SheetOutcome {
         settle(at: time)
-        guard case var .dragging(drag) = phase else {
-            if finishedDrag {
-                lastTime = time
-                return outcome(.unchanged, at: time)
-            }
-            return conflict(.noDrag(.changed, state: snapshot(at: time).state), at: time)
-        }
+        guard case var .dragging(drag) = phase else { return withoutDrag(.changed, at: time) }
         let translation = pan.translation ?? drag.lastTranslation
         var consumer = Consumer.sheet
         if case .fluid = model.rule, let offset = pan.scrollOffset, drag.canScroll,
@@ -433,13 +437,7 @@ public struct SheetSession: Sendable {
 
     private mutating func ended(_ pan: PanEvent, at time: Double) -> SheetOutcome {
         settle(at: time)
-        guard case var .dragging(drag) = phase else {
-            if finishedDrag {
-                lastTime = time
-                return outcome(.unchanged, at: time)
-            }
-            return conflict(.noDrag(.ended, state: snapshot(at: time).state), at: time)
-        }
+        guard case var .dragging(drag) = phase else { return withoutDrag(.ended, at: time) }
         let isFluid: Bool
         if case .fluid = model.rule { isFluid = true } else { isFluid = false }
         // An ended that carries a translation places the card first (not a velocity sample).
@@ -471,13 +469,7 @@ public struct SheetSession: Sendable {
 
     private mutating func cancelled(at time: Double) -> SheetOutcome {
         settle(at: time)
-        guard case let .dragging(drag) = phase else {
-            if finishedDrag {
-                lastTime = time
-                return outcome(.unchanged, at: time)
-            }
-            return conflict(.noDrag(.cancelled, state: snapshot(at: time).state), at: time)
-        }
+        guard case let .dragging(drag) = phase else { return withoutDrag(.cancelled, at: time) }
         lastTime = time
         let origin = model.detents[drag.origin]
         let snap = Snap(detent: origin, reason: "cancelled: back to \(origin.name)", projected: nil)

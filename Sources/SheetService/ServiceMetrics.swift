@@ -3,13 +3,14 @@ import Prometheus
 
 /// The service's routes, as metric labels and for dispatch.
 enum Route: Int, CaseIterable, Sendable {
-    case root, sessions, session, pan, show, dismiss, frames, simulate, presets
+    case root, clientModule, sessions, session, pan, show, dismiss, frames, simulate, presets
     case healthz, livez, readyz, metrics, openapi, unmatched
 
     /// The route's path template, as openapi.yaml names it.
     var template: String {
         switch self {
         case .root: "/"
+        case .clientModule: "/sheet-client.js"
         case .sessions: "/sessions"
         case .session: "/sessions/{id}"
         case .pan: "/sessions/{id}/pan"

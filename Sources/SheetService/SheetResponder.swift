@@ -6,7 +6,7 @@ import Synchronization
 
 /// The HTTP face of the service: routing, strict decoding, the session store, problem+json
 /// errors, CORS and metrics. Called synchronously on libmicrohttpd's threads.
-final class SheetResponder: HTTPResponder {
+package final class SheetResponder: HTTPResponder {
     let configuration: ServiceConfiguration
     let store: SessionStore
     let metrics: ServiceMetrics
@@ -17,9 +17,10 @@ final class SheetResponder: HTTPResponder {
     private let presetsJSON: [UInt8]
     private let openAPIYAML: [UInt8]
     private let indexHTML: [UInt8]
+    private let clientModule: [UInt8]
     private let allowAnyOrigin: Bool
 
-    init(configuration: ServiceConfiguration, logger: Logger, clock: ServerClock) throws {
+    package init(configuration: ServiceConfiguration, logger: Logger, clock: ServerClock) throws {
         self.configuration = configuration
         self.store = SessionStore(capacity: configuration.maxSessions)
         self.metrics = ServiceMetrics()
@@ -28,6 +29,7 @@ final class SheetResponder: HTTPResponder {
         self.presetsJSON = Wire.presets()
         self.openAPIYAML = try Self.resource("openapi", "yaml")
         self.indexHTML = try Self.resource("index", "html")
+        self.clientModule = try Self.resource("sheet-client", "js")
         self.allowAnyOrigin = configuration.corsOrigins.contains("*")
         self.pacer = FramePacer(clock: clock, keepAliveInterval: configuration.keepAliveInterval)
     }
@@ -46,10 +48,10 @@ final class SheetResponder: HTTPResponder {
     /// Refuses, before any body byte is read, what must never reach the router: framing that
     /// libmicrohttpd lets through (API.md), chunked bodies (411), bodies over the limit (413) and
     /// other media types (415).
-    func screen(_ head: HTTPRequestHead) -> HTTPResponse? {
+    package func screen(_ head: HTTPRequestHead) -> HTTPResponse? {
         guard let refusal = refusal(head) else { return nil }
         // Refusals never reach `respond`: count them here (their latency is ~0: no body read).
-        let route = (try? Self.match(head.pathSegments).0) ?? .unmatched
+        let route = (try? Self.match(head).0) ?? .unmatched
         metrics.record(route: route, status: refusal.status, nanoseconds: 0)
         return refusal
     }
@@ -119,13 +121,18 @@ final class SheetResponder: HTTPResponder {
             origin: head.headers["origin"])
     }
 
-    /// Whether header `name` is `lowercase` (ASCII, case-insensitive).
+    /// Whether header `name` is `lowercase` (ASCII, case-insensitive), byte by byte.
     @inline(__always)
     static func named(_ name: String, _ lowercase: StaticString) -> Bool {
-        let n = name.utf8
-        guard n.count == lowercase.utf8CodeUnitCount else { return false }
-        return lowercase.withUTF8Buffer { target in
-            zip(n, target).allSatisfy { a, b in a == b || (a >= 0x41 && a <= 0x5A && a | 0x20 == b) }
+        guard name.utf8.count == lowercase.utf8CodeUnitCount else { return false }
+        var name = name
+        return name.withUTF8 { bytes in
+            let target = lowercase.utf8Start
+            for i in 0..<bytes.count {
+                let b = bytes[i]
+                if (b >= 0x41 && b <= 0x5A ? b | 0x20 : b) != target[i] { return false }
+            }
+            return true
         }
     }
 
@@ -139,12 +146,12 @@ final class SheetResponder: HTTPResponder {
 
     // MARK: Routing
 
-    func respond(to request: HTTPRequest) -> HTTPResponse {
+    package func respond(to request: HTTPRequest) -> HTTPResponse {
         let origin = request.headers["origin"]
         var route = Route.unmatched
         var response: HTTPResponse
         do {
-            let (matched, id) = try Self.match(request.pathSegments)
+            let (matched, id) = try Self.match(request.head)
             route = matched
             response = try dispatch(route, id: id, request)
         } catch let problem as Problem {
@@ -165,6 +172,22 @@ final class SheetResponder: HTTPResponder {
         return response
     }
 
+    /// The route of a request head, and the session id in it.
+    static func match(_ head: HTTPRequestHead) throws(Problem) -> (Route, String?) {
+        let path = head.path
+        // Fast path: without a '%' nothing needs decoding, so the segments are the raw path's.
+        if !path.utf8.contains(0x25) {
+            var segments: [String] = []
+            segments.reserveCapacity(3)
+            for part in path.utf8.split(separator: 0x2F, omittingEmptySubsequences: false).dropFirst() {
+                segments.append(String(Substring(part)))
+            }
+            if path.utf8.count <= 1 { segments = [] }
+            return try match(segments)
+        }
+        return try match(head.pathSegments)
+    }
+
     /// The route of a decoded path, and the session id in it.
     static func match(_ segments: [String]?) throws(Problem) -> (Route, String?) {
         guard let segments else {
@@ -175,6 +198,7 @@ final class SheetResponder: HTTPResponder {
         case 1:
             switch segments[0] {
             case "": return (.root, nil)
+            case "sheet-client.js": return (.clientModule, nil)
             case "sessions": return (.sessions, nil)
             case "simulate": return (.simulate, nil)
             case "presets": return (.presets, nil)
@@ -225,7 +249,7 @@ final class SheetResponder: HTTPResponder {
     /// The methods each route takes (HEAD goes with GET; OPTIONS is answered for all).
     static func methods(_ route: Route) -> [String] {
         switch route {
-        case .root, .frames, .presets, .healthz, .livez, .readyz, .metrics, .openapi: ["GET", "HEAD"]
+        case .root, .clientModule, .frames, .presets, .healthz, .livez, .readyz, .metrics, .openapi: ["GET", "HEAD"]
         case .sessions, .pan, .show, .dismiss, .simulate: ["POST"]
         case .session: ["GET", "HEAD", "PUT", "DELETE"]
         case .unmatched: []
@@ -244,6 +268,7 @@ final class SheetResponder: HTTPResponder {
         }
         switch route {
         case .root: return Self.bytes(200, "text/html; charset=utf-8", indexHTML)
+        case .clientModule: return Self.bytes(200, "text/javascript; charset=utf-8", clientModule)
         case .openapi: return Self.bytes(200, "application/yaml", openAPIYAML)
         case .presets: return Self.bytes(200, "application/json", presetsJSON)
         case .healthz, .livez:

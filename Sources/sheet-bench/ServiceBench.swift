@@ -1,0 +1,49 @@
+import Logging
+import MicroHTTP
+import SheetService
+
+// The service's own cost per request, without the network: `screen` and `respond` called
+// directly with the request wrk sends, so the figure is the Swift work on top of libmicrohttpd
+// (routing, decoding, the store, the engine, the reply, metrics), free of kernel noise.
+
+/// ns per request for a few request kinds.
+func runServiceBench(rounds: Int, iterations: Int) throws -> [BenchFigure] {
+    var config = ServiceConfiguration()
+    config.port = 0
+    let responder = try SheetResponder(configuration: config, logger: Logger(label: "bench"), clock: ServerClock())
+    func request(_ method: String, _ target: String, _ body: String) -> HTTPRequest {
+        var headers = HTTPHeaders()
+        headers.append(name: "Host", value: "127.0.0.1:8080")
+        if !body.isEmpty {
+            headers.append(name: "Content-Type", value: "application/json")
+            headers.append(name: "Content-Length", value: String(body.utf8.count))
+        }
+        return HTTPRequest(
+            head: HTTPRequestHead(method: method, target: target, headers: headers), body: Array(body.utf8))
+    }
+    _ = responder.respond(to: request("PUT", "/sessions/s0", #"{"preset":"facebook","initialDetent":"normal"}"#))
+    _ = responder.respond(to: request("POST", "/sessions/s0/pan", #"{"phase":"began"}"#))
+    let cases: [(String, HTTPRequest)] = [
+        (
+            "service: pan changed",
+            request("POST", "/sessions/s0/pan", #"{"phase":"changed","translation":-120.5,"velocity":-800}"#)
+        ),
+        ("service: GET /sessions/{id}", request("GET", "/sessions/s0", "")),
+        ("service: GET /healthz", request("GET", "/healthz", "")),
+        ("service: POST /healthz (405 problem)", request("POST", "/healthz", #"{"phase":"changed"}"#)),
+    ]
+    var figures: [BenchFigure] = []
+    for (name, req) in cases {
+        let (ns, sum) = medianNanoseconds(rounds: rounds, iterations: iterations) { n in
+            var acc = 0.0
+            for _ in 0..<n {
+                if responder.screen(req.head) != nil { acc += 1 }
+                acc += Double(responder.respond(to: req).status)
+            }
+            return acc
+        }
+        if sum == 42 { print("") }
+        figures.append(BenchFigure(name: name, nanosecondsPerOp: ns))
+    }
+    return figures
+}
