@@ -14,6 +14,7 @@ package final class SheetResponder: HTTPResponder {
     let logger: Logger
     let draining = Atomic<Bool>(false)
     let pacer: FramePacer
+    private let profiles = ProfileCache()
     private let presetsJSON: [UInt8]
     private let openAPIYAML: [UInt8]
     private let indexHTML: [UInt8]
@@ -319,7 +320,7 @@ package final class SheetResponder: HTTPResponder {
 
     private func createSession(_ request: HTTPRequest) throws -> HTTPResponse {
         if draining.load(ordering: .relaxed) { throw busy }
-        let (profile, session) = try Decode.configuration(try Decode.json(request.body))
+        let (profile, session) = try profiles.configuration(request.body)
         let now = clock.seconds(at: request.receivedAt)
         // 128 random bits from the system's cryptographic source, base64url: 22 characters.
         for _ in 0..<4 {
@@ -362,7 +363,7 @@ package final class SheetResponder: HTTPResponder {
     }
 
     private func putSession(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
-        let (profile, session) = try Decode.configuration(try Decode.json(request.body))
+        let (profile, session) = try profiles.configuration(request.body)
         if draining.load(ordering: .relaxed), store.get(id) == nil { throw busy }
         let now = clock.seconds(at: request.receivedAt)
         let box = SessionBox(id: id, profile: profile, session: session, now: now)
