@@ -378,7 +378,8 @@ export class SheetSession {
             job.sent = true;
             if (this._queued === job) this._queued = null;
             if (timed && job.body && typeof job.body.time === "number") {
-                job.body.time = Math.max(job.body.time, this._lastTime);
+                // microseconds are plenty; never before the previous request's time
+                job.body.time = Math.max(Math.round(job.body.time * 1e6) / 1e6, this._lastTime);
                 this._lastTime = job.body.time;
             }
             return this.client.request(method, path, job.body);
