@@ -58,68 +58,63 @@ package final class SheetResponder: HTTPResponder {
     }
 
     private func refusal(_ head: HTTPRequestHead) -> HTTPResponse? {
+        // One pass over the headers, comparing names without lowercasing (no allocation).
         var contentLengths = 0
+        var contentLength: String?
         var hosts = 0
         var transferEncoding: String?
         var contentType: String?
+        var origin: String?
         for (name, value) in head.headers {
             if name.utf8.contains(where: { $0 == 0x20 || $0 == 0x09 }) {
-                return refuseFraming(head, "whitespace in the header name \"\(name)\"")
+                return refuseFraming("whitespace in the header name \"\(name)\"", origin: nil)
             }
-            // Case-insensitive compares without lowercasing: no allocation per header.
             if Self.named(name, "content-length") {
                 contentLengths += 1
+                contentLength = value
             } else if Self.named(name, "host") {
                 hosts += 1
             } else if Self.named(name, "transfer-encoding") {
                 transferEncoding = value
             } else if Self.named(name, "content-type") {
                 contentType = value
+            } else if Self.named(name, "origin") {
+                origin = value
             }
         }
-        if contentLengths > 1 { return refuseFraming(head, "more than one Content-Length") }
-        // Over the limit: refused before a byte of the body is read, as a problem of ours.
-        if let length = head.headers["content-length"], let n = Int(length), n > configuration.maxBodyBytes {
-            return problemResponse(
-                Problem(
-                    status: 413, code: "body-too-large",
-                    detail: "the body is \(n) bytes; the limit is \(configuration.maxBodyBytes) bytes"),
-                origin: head.headers["origin"])
+        func refuse(_ status: Int, _ code: String, _ detail: String) -> HTTPResponse {
+            problemResponse(Problem(status: status, code: code, detail: detail), origin: origin)
         }
-        if hosts > 1 { return refuseFraming(head, "more than one Host") }
+        if contentLengths > 1 { return refuseFraming("more than one Content-Length", origin: origin) }
+        if hosts > 1 { return refuseFraming("more than one Host", origin: origin) }
         if let te = transferEncoding {
-            if contentLengths > 0 { return refuseFraming(head, "both Content-Length and Transfer-Encoding") }
-            let coding = te.trimmingCharacters(in: .whitespaces).lowercased()
-            if coding == "chunked" {
-                return problemResponse(
-                    Problem(
-                        status: 411, code: "length-required",
-                        detail: "chunked request bodies are not accepted: send the body with a Content-Length"),
-                    origin: head.headers["origin"])
+            if contentLengths > 0 { return refuseFraming("both Content-Length and Transfer-Encoding", origin: origin) }
+            if te.trimmingCharacters(in: .whitespaces).lowercased() == "chunked" {
+                return refuse(
+                    411, "length-required",
+                    "chunked request bodies are not accepted: send the body with a Content-Length")
             }
             metrics.rejectedFraming.increment()
-            return problemResponse(
-                Problem(status: 501, code: "not-implemented", detail: "transfer coding \"\(te)\" is not supported"),
-                origin: head.headers["origin"])
+            return refuse(501, "not-implemented", "transfer coding \"\(te)\" is not supported")
         }
-        if let type = contentType, let length = head.headers["content-length"], length != "0",
-            !Self.acceptsMediaType(type)
-        {
-            return problemResponse(
-                Problem(
-                    status: 415, code: "unsupported-media-type",
-                    detail:
-                        "bodies are JSON: send Content-Type: application/json (application/*+json and curl's default application/x-www-form-urlencoded work too), not \(type)"
-                ), origin: head.headers["origin"])
+        // Over the limit: refused before a byte of the body is read, as a problem of ours.
+        if let length = contentLength, let n = Int(length), n > configuration.maxBodyBytes {
+            return refuse(
+                413, "body-too-large", "the body is \(n) bytes; the limit is \(configuration.maxBodyBytes) bytes")
+        }
+        if let type = contentType, let length = contentLength, length != "0", !Self.acceptsMediaType(type) {
+            return refuse(
+                415, "unsupported-media-type",
+                "bodies are JSON: send Content-Type: application/json (application/*+json and curl's default application/x-www-form-urlencoded work too), not \(type)"
+            )
         }
         return nil
     }
 
-    private func refuseFraming(_ head: HTTPRequestHead, _ what: String) -> HTTPResponse {
+    private func refuseFraming(_ what: String, origin: String?) -> HTTPResponse {
         metrics.rejectedFraming.increment()
         return problemResponse(
-            Problem(status: 400, code: "bad-framing", detail: "request refused: \(what)"),
-            origin: head.headers["origin"])
+            Problem(status: 400, code: "bad-framing", detail: "request refused: \(what)"), origin: origin)
     }
 
     /// Whether header `name` is `lowercase` (ASCII, case-insensitive), byte by byte.
