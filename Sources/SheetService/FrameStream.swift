@@ -19,6 +19,8 @@ final class FrameStream: Sendable {
     let pace: FramePace
     let once: Bool
     let profile: SessionProfile
+    /// The session's id, named in the snapshots of `settled`, `interrupted` and `snapshot` events.
+    let sessionID: String
     private let metrics: ServiceMetrics
     private let state = Mutex(State())
 
@@ -36,8 +38,12 @@ final class FrameStream: Sendable {
         var done = false
     }
 
-    init(http: HTTPStream, fps: Int, pace: FramePace, once: Bool, profile: SessionProfile, metrics: ServiceMetrics) {
+    init(
+        http: HTTPStream, fps: Int, pace: FramePace, once: Bool, profile: SessionProfile, sessionID: String,
+        metrics: ServiceMetrics
+    ) {
         self.http = http
+        self.sessionID = sessionID
         self.fps = fps
         self.pace = pace
         self.once = once
@@ -89,7 +95,7 @@ final class FrameStream: Sendable {
     }
 
     private func snapshotEvent(_ name: StaticString, _ snapshot: SheetSnapshot) -> [UInt8] {
-        Self.event(name, id: nil) { w in Wire.snapshot(id: nil, profile: profile, snapshot, into: &w) }
+        Self.event(name, id: nil) { w in Wire.snapshot(id: sessionID, profile: profile, snapshot, into: &w) }
     }
 
     /// The opening lines: the reconnection delay for EventSource.
@@ -118,8 +124,15 @@ final class FrameStream: Sendable {
     ) {
         let due: (Double, Int)? = state.withLock { s in
             guard !s.done else { return nil }
-            if let running = s.animation, let snapshot = interrupted, running.id != a.id {
-                send(snapshotEvent("interrupted", snapshot), now: now, state: &s)
+            if let running = s.animation, running.id != a.id {
+                if let snapshot = interrupted {
+                    send(snapshotEvent("interrupted", snapshot), now: now, state: &s)
+                } else {
+                    // It ended on the session's clock before this one began (the stream was still
+                    // behind it, e.g. a client-clock session ahead of the server): close it
+                    // properly so no animation ends without `settled` or `interrupted`.
+                    send(snapshotEvent("settled", .settled(running)), now: now, state: &s)
+                }
             }
             s.animation = a
             s.origin = origin

@@ -524,7 +524,8 @@ package final class SheetResponder: HTTPResponder {
             }
         }
         let http = HTTPStream(bufferLimit: configuration.streamBufferBytes)
-        let stream = FrameStream(http: http, fps: fps, pace: pace, once: once, profile: box.profile, metrics: metrics)
+        let stream = FrameStream(
+            http: http, fps: fps, pace: pace, once: once, profile: box.profile, sessionID: box.id, metrics: metrics)
         let now = clock.now
         stream.open(now: now)
         box.record.withLock { r in

@@ -188,6 +188,40 @@ extension ServiceIntegration.FrameStreamTests {
         #expect(next.last?.type == "settled")
     }
 
+    @Test func everyAnimationEndsWithSettledOrInterrupted() throws {
+        // A client-clock session ahead of the server: the second gesture begins (client time 1.5)
+        // after the first animation's end (1.2 + 0.25), while the realtime stream is still playing
+        // that animation on the server clock. Its frames stop, and it must still end properly.
+        let server = try startServer()
+        defer { server.stop() }
+        let c = try HTTPConnection(port: server.port)
+        #expect(try c.put("r", #"{"preset": "facebook", "clock": "client", "initialDetent": "normal"}"#).status == 201)
+        let stream = try openStream(server.port, "/sessions/r/frames?fps=60")
+        for json in [
+            #"{"phase": "began", "time": 1}"#, #"{"phase": "changed", "translation": -250, "time": 1.1}"#,
+            #"{"phase": "ended", "velocity": -300, "time": 1.2}"#, #"{"phase": "began", "time": 1.5}"#,
+            #"{"phase": "changed", "translation": 300, "time": 1.6}"#,
+            #"{"phase": "ended", "velocity": 300, "time": 1.7}"#,
+        ] {
+            #expect(try c.pan("r", json).status == 200)
+        }
+        let events = try stream.collect(timeout: 3) { $0.type == "settled" && num($0.json?["time"]) ?? 0 > 1.7 }
+        // Per animation: its frames, then exactly one settled or interrupted, before the next one's.
+        var open: Int?
+        for e in events {
+            if e.type == "frame", let n = int(e.json?["animation"]) {
+                #expect(open == nil || open == n, "animation \(n) began while \(open ?? 0) was unfinished")
+                open = n
+            } else if e.type == "settled" || e.type == "interrupted" {
+                #expect(open != nil, "\(e.type) without an animation")
+                open = nil
+            }
+        }
+        #expect(open == nil)
+        #expect(events.filter { $0.type == "settled" || $0.type == "interrupted" }.count == 2)
+        #expect(events.allSatisfy { $0.type != "settled" || $0.json?["id"] as? String == "r" })
+    }
+
     @Test func severalStreamsGetTheFramesAndClosedOnDelete() throws {
         let server = try startServer()
         defer { server.stop() }
