@@ -91,15 +91,21 @@ enum Wire {
         w.beginObject()
         if let id { w.member("id", id) }
         w.rawMembers(profile.staticMembers)
+        card(s, into: &w)
+        w.member("animation")
+        if let a = s.animation { animation(a, into: &w) } else { w.null() }
+        w.member("time", s.time)
+        w.endObject()
+    }
+
+    /// Where the card is: the members a snapshot and a result share, in openapi.yaml's order.
+    @inline(__always)
+    static func card(_ s: SheetSnapshot, into w: inout JSONWriter) {
         w.member("state", s.state.rawValue)
         w.member("detent", s.detent?.name)
         w.member("constant", s.constant)
         w.member("dimmerAlpha", s.dimmerAlpha)
         w.member("progress", s.progress)
-        w.member("animation")
-        if let a = s.animation { animation(a, into: &w) } else { w.null() }
-        w.member("time", s.time)
-        w.endObject()
     }
 
     /// The result of a pan, show or dismiss.
@@ -107,11 +113,7 @@ enum Wire {
         let s = o.snapshot
         w.beginObject()
         if let phase { w.member("phase", phase.rawValue) }
-        w.member("state", s.state.rawValue)
-        w.member("detent", s.detent?.name)
-        w.member("constant", s.constant)
-        w.member("dimmerAlpha", s.dimmerAlpha)
-        w.member("progress", s.progress)
+        card(s, into: &w)
         w.member("snap")
         if let snap = o.snap {
             w.beginObject()
