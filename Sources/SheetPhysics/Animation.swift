@@ -182,8 +182,12 @@ public final class Animation: Sendable, Hashable {
     /// The physical spring settles at the first multiple of 1 ms where |x| ≤ 0.25 pt and
     /// |v| ≤ 5 pt/s (0 if it starts settled). Scanned with a cheap recurrence and confirmed with
     /// the closed form; capped at 60 s for springs too weak to settle sooner.
+    /// The longest animation the engine starts, seconds: springs that settle later and timed
+    /// curves that would last longer are cut here (the last frame is still the exact target).
+    public static let maxDuration: Double = 60
+
     static func settleTime(of osc: DampedOscillator) -> Double {
-        let k = osc.firstMillisecond(within: 0.25, speed: 5, limit: 60_000)
+        let k = osc.firstMillisecond(within: 0.25, speed: 5, limit: Int(maxDuration * 1000))
         return Double(k) / 1000
     }
 }

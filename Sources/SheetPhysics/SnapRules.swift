@@ -168,7 +168,9 @@ extension SheetModel {
             // The remaining fraction of a whole transition, at completionSpeed.
             let span = abs(detents[1].constant - detents[0].constant)
             let remaining = span == 0 ? 0 : abs(target.constant - from) / span
-            return (.timed(.easeInOut), duration * remaining / speed)
+            // Capped like the spring's settle time: a fraction far above 1 (from hidden, over a
+            // tiny mini span) at a slow speed would otherwise ask for hours of frames.
+            return (.timed(.easeInOut), min(duration * remaining / speed, Animation.maxDuration))
         case .swipeCell:
             return (.timed(.easeOut), 0.25)
         case let .fluid(b):

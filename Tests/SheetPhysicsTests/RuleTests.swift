@@ -485,3 +485,20 @@ func showAndDismissDefaults(_ row: ShowRow) throws {
     }
     #expect(s.animationCount == 0)
 }
+
+@Test func animationsNeverLastLongerThanTheCap() throws {
+    // transition from hidden over a 1-point mini span at the slowest speed: 844 spans' worth of a
+    // 60 s transition at speed 1e-6 would be ~5e10 s; it is cut to Animation.maxDuration.
+    let model = try SheetModel(
+        preset: .transition,
+        options: [("miniHeight", .number(844 - 34 - 1)), ("duration", .number(60)), ("completionSpeed", .number(1e-6))])
+    var s = try SheetSession(model: model)
+    let a = try #require(s.handle(.show(detent: nil), at: 0).animation)
+    #expect(a.duration == Animation.maxDuration)
+    #expect(a.frameCount(fps: 240) == 14_401)
+    // A spring too weak to settle within the cap ends there too, exactly at its target.
+    var weak = try resting(.fluid, at: "half", options: [("response", .number(10)), ("dampingRatio", .number(0.05))])
+    let spring = try #require(weak.handle(.show(detent: "full"), at: 0).animation)
+    #expect(spring.duration == Animation.maxDuration)
+    #expect(spring.frame(spring.frameCount(fps: 60) - 1, fps: 60).constant == 18)
+}
