@@ -69,17 +69,16 @@ package final class SheetResponder: HTTPResponder {
             if name.utf8.contains(where: { $0 == 0x20 || $0 == 0x09 }) {
                 return refuseFraming("whitespace in the header name \"\(name)\"", origin: nil)
             }
-            if Self.named(name, "content-length") {
+            // Dispatch on the length first: most headers match none of these.
+            switch name.utf8.count {
+            case 4 where Self.named(name, "host"): hosts += 1
+            case 6 where Self.named(name, "origin"): origin = value
+            case 12 where Self.named(name, "content-type"): contentType = value
+            case 14 where Self.named(name, "content-length"):
                 contentLengths += 1
                 contentLength = value
-            } else if Self.named(name, "host") {
-                hosts += 1
-            } else if Self.named(name, "transfer-encoding") {
-                transferEncoding = value
-            } else if Self.named(name, "content-type") {
-                contentType = value
-            } else if Self.named(name, "origin") {
-                origin = value
+            case 17 where Self.named(name, "transfer-encoding"): transferEncoding = value
+            default: break
             }
         }
         func refuse(_ status: Int, _ code: String, _ detail: String) -> HTTPResponse {
@@ -170,16 +169,32 @@ package final class SheetResponder: HTTPResponder {
 
     /// The route of a request head, and the session id in it.
     static func match(_ head: HTTPRequestHead) throws(Problem) -> (Route, String?) {
-        let path = head.path
-        // Fast path: without a '%' nothing needs decoding, so the segments are the raw path's.
-        if !path.utf8.contains(0x25) {
-            var segments: [String] = []
-            segments.reserveCapacity(3)
-            for part in path.utf8.split(separator: 0x2F, omittingEmptySubsequences: false).dropFirst() {
-                segments.append(String(Substring(part)))
+        var path = head.path
+        // Fast path for the routes a gesture hits: /sessions/{id}[/{action}] without a '%', matched
+        // on the bytes (no split, no array; a String only for the id). Anything else goes the
+        // general way, percent-decoding each segment.
+        let fast: (route: Route, from: Int, to: Int)? = path.withUTF8 { p -> (route: Route, from: Int, to: Int)? in
+            let prefix: StaticString = "/sessions/"
+            let n = prefix.utf8CodeUnitCount
+            guard p.count > n, memcmp(p.baseAddress!, prefix.utf8Start, n) == 0, !p.contains(0x25) else { return nil }
+            var end = n
+            while end < p.count && p[end] != 0x2F { end += 1 }
+            if end == p.count { return (.session, n, end) }
+            let action = UnsafeBufferPointer(rebasing: p[(end + 1)...])
+            func isAction(_ s: StaticString) -> Bool {
+                action.count == s.utf8CodeUnitCount && memcmp(action.baseAddress!, s.utf8Start, action.count) == 0
             }
-            if path.utf8.count <= 1 { segments = [] }
-            return try match(segments)
+            if isAction("pan") { return (.pan, n, end) }
+            if isAction("show") { return (.show, n, end) }
+            if isAction("dismiss") { return (.dismiss, n, end) }
+            if isAction("frames") { return (.frames, n, end) }
+            return nil
+        }
+        if let fast {
+            let utf8 = path.utf8
+            let id = utf8[
+                utf8.index(utf8.startIndex, offsetBy: fast.from)..<utf8.index(utf8.startIndex, offsetBy: fast.to)]
+            return (fast.route, try validID(String(Substring(id))))
         }
         return try match(head.pathSegments)
     }

@@ -1044,3 +1044,35 @@ extension ServiceIntegration.RESTTests {
         #expect(num(obj(ended.json?["animation"])?["startTime"]) == 0.05)
     }
 }
+
+// MARK: - Path edges of the routing fast path
+
+/// (method, path, status, code): paths near /sessions/{id}/{action}, which are matched on bytes
+/// when they have no '%', and decoded segment by segment otherwise.
+let pathEdges: [(String, String, Int, String?)] = [
+    ("POST", "/sessions/e1/pan", 200, nil),  // the fast path itself
+    ("POST", "/sessions/%65%31/pan", 200, nil),  // percent-encoded id: decoded, the same session
+    ("POST", "/sessions//pan", 400, "bad-id"),  // empty id
+    ("GET", "/sessions/e1/", 404, "not-found"),  // empty action
+    ("POST", "/sessions/e1/pan/x", 404, "not-found"),  // one segment too many
+    ("POST", "/sessions/e1/PAN", 404, "not-found"),  // actions are case-sensitive
+    ("GET", "/sessions/e1%2Fpan", 400, "bad-id"),  // %2F stays inside the id segment
+    ("GET", "/sessions/", 400, "bad-id"),  // an empty id
+]
+
+extension ServiceIntegration.RESTTests {
+    @Test(arguments: pathEdges)
+    func routingPathEdges(_ method: String, _ path: String, _ status: Int, _ code: String?) throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let c = try HTTPConnection(port: server.port)
+        #expect(try c.put("e1", #"{"preset": "facebook", "initialDetent": "normal"}"#).status == 201)
+        let body = method == "POST" ? #"{"phase": "began"}"# : nil
+        let r = try c.request(method, path, headers: [("Content-Type", "application/json")], body: body.map(bytes))
+        if let code {
+            expectProblem(r, status: status, code: code)
+        } else {
+            #expect(r.status == status, "\(r)")
+        }
+    }
+}
