@@ -33,6 +33,29 @@ func runServiceBench(rounds: Int, iterations: Int) throws -> [BenchFigure] {
         ("service: POST /healthz (405 problem)", request("POST", "/healthz", #"{"phase":"changed"}"#)),
     ]
     var figures: [BenchFigure] = []
+    // A whole gesture on each of 10,000 sessions in turn (began, changed, ended): the `ended`
+    // path (snap, animation, reply) on sessions that are not in cache.
+    let sessions = 10_000
+    for i in 0..<sessions {
+        _ = responder.respond(to: request("PUT", "/sessions/g\(i)", #"{"preset":"facebook","initialDetent":"normal"}"#))
+    }
+    let gesture = (0..<sessions).map { i in
+        [
+            request("POST", "/sessions/g\(i)/pan", #"{"phase":"began"}"#),
+            request("POST", "/sessions/g\(i)/pan", #"{"phase":"changed","translation":-250}"#),
+            request("POST", "/sessions/g\(i)/pan", #"{"phase":"ended","velocity":-300}"#),
+        ]
+    }
+    let (gestureNS, gestureSum) = medianNanoseconds(rounds: rounds, iterations: iterations / 3) { n in
+        var acc = 0.0
+        for k in 0..<n {
+            for req in gesture[k % sessions] { acc += Double(responder.respond(to: req).status) }
+        }
+        return acc
+    }
+    if gestureSum == 42 { print("") }
+    figures.append(
+        BenchFigure(name: "service: gesture (began + changed + ended), 10,000 sessions", nanosecondsPerOp: gestureNS))
     for (name, req) in cases {
         let (ns, sum) = medianNanoseconds(rounds: rounds, iterations: iterations) { n in
             var acc = 0.0
