@@ -190,6 +190,22 @@ package final class SheetResponder: HTTPResponder {
             if isAction("frames") { return (.frames, n, end) }
             return nil
         }
+        if fast == nil, !path.utf8.contains(0x25) {
+            // The fixed routes, compared whole.
+            switch path {
+            case "/": return (.root, nil)
+            case "/sheet-client.js": return (.clientModule, nil)
+            case "/sessions": return (.sessions, nil)
+            case "/simulate": return (.simulate, nil)
+            case "/presets": return (.presets, nil)
+            case "/healthz": return (.healthz, nil)
+            case "/livez": return (.livez, nil)
+            case "/readyz": return (.readyz, nil)
+            case "/metrics": return (.metrics, nil)
+            case "/openapi.yaml": return (.openapi, nil)
+            default: break
+            }
+        }
         if let fast {
             let utf8 = path.utf8
             let id = utf8[
@@ -258,7 +274,11 @@ package final class SheetResponder: HTTPResponder {
     }
 
     /// The methods each route takes (HEAD goes with GET; OPTIONS is answered for all).
-    static func methods(_ route: Route) -> [String] {
+    static func methods(_ route: Route) -> [String] { methodTable[route.rawValue] }
+
+    /// The methods of every route, indexed by its raw value: built once, so a request allocates
+    /// nothing to check its method.
+    private static let methodTable: [[String]] = Route.allCases.map { route in
         switch route {
         case .root, .clientModule, .frames, .presets, .healthz, .livez, .readyz, .metrics, .openapi: ["GET", "HEAD"]
         case .sessions, .pan, .show, .dismiss, .simulate: ["POST"]
