@@ -129,11 +129,7 @@ final class SessionStore: Sendable {
                 table[box.id] = box
                 return .replaced(old)
             }
-            // Reserve a place first, so concurrent creators never overshoot the cap.
-            if live.wrappingAdd(1, ordering: .relaxed).newValue > capacity {
-                live.wrappingSubtract(1, ordering: .relaxed)
-                return .full
-            }
+            guard reservePlace() else { return .full }
             table[box.id] = box
             return .created
         }
@@ -143,13 +139,20 @@ final class SessionStore: Sendable {
     func insertNew(_ box: SessionBox) -> Bool? {
         shard(box.id).withLock { table in
             if table[box.id] != nil { return false }
-            if live.wrappingAdd(1, ordering: .relaxed).newValue > capacity {
-                live.wrappingSubtract(1, ordering: .relaxed)
-                return nil
-            }
+            guard reservePlace() else { return nil }
             table[box.id] = box
             return true
         }
+    }
+
+    /// Counts one more live session unless that would pass the cap. Reserving before inserting
+    /// means concurrent creators never overshoot it.
+    private func reservePlace() -> Bool {
+        if live.wrappingAdd(1, ordering: .relaxed).newValue > capacity {
+            live.wrappingSubtract(1, ordering: .relaxed)
+            return false
+        }
+        return true
     }
 
     /// Removes and returns the session `id`.

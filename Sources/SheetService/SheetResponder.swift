@@ -170,49 +170,42 @@ package final class SheetResponder: HTTPResponder {
     /// The route of a request head, and the session id in it.
     static func match(_ head: HTTPRequestHead) throws(Problem) -> (Route, String?) {
         var path = head.path
-        // Fast path for the routes a gesture hits: /sessions/{id}[/{action}] without a '%', matched
-        // on the bytes (no split, no array; a String only for the id). Anything else goes the
-        // general way, percent-decoding each segment.
-        let fast: (route: Route, from: Int, to: Int)? = path.withUTF8 { p -> (route: Route, from: Int, to: Int)? in
-            let prefix: StaticString = "/sessions/"
-            let n = prefix.utf8CodeUnitCount
-            guard p.count > n, memcmp(p.baseAddress!, prefix.utf8Start, n) == 0, !p.contains(0x25) else { return nil }
-            var end = n
-            while end < p.count && p[end] != 0x2F { end += 1 }
-            if end == p.count { return (.session, n, end) }
-            let action = UnsafeBufferPointer(rebasing: p[(end + 1)...])
-            func isAction(_ s: StaticString) -> Bool {
-                action.count == s.utf8CodeUnitCount && memcmp(action.baseAddress!, s.utf8Start, action.count) == 0
-            }
-            if isAction("pan") { return (.pan, n, end) }
-            if isAction("show") { return (.show, n, end) }
-            if isAction("dismiss") { return (.dismiss, n, end) }
-            if isAction("frames") { return (.frames, n, end) }
-            return nil
+        // Without a '%' nothing needs decoding, so the raw parts are the segments: matched here on
+        // the bytes, without building an array (every gesture comes this way). Anything else, and
+        // every miss (for its 404's detail), goes the general way, decoding segment by segment.
+        let fast: (route: Route, id: String?)? = path.withUTF8 { p in
+            guard p.first == 0x2F, !p.contains(0x25) else { return nil }
+            let rest = p[1...]
+            guard let slash = rest.firstIndex(of: 0x2F) else { return lookUp(rest, in: fixedRoutes).map { ($0, nil) } }
+            guard "sessions".utf8.elementsEqual(p[1..<slash]) else { return nil }
+            let tail = p[(slash + 1)...]
+            guard let next = tail.firstIndex(of: 0x2F) else { return (.session, String(decoding: tail, as: UTF8.self)) }
+            let id = String(decoding: p[(slash + 1)..<next], as: UTF8.self)
+            return lookUp(p[(next + 1)...], in: actions).map { ($0, id) }
         }
-        if fast == nil, !path.utf8.contains(0x25) {
-            // The fixed routes, compared whole.
-            switch path {
-            case "/": return (.root, nil)
-            case "/sheet-client.js": return (.clientModule, nil)
-            case "/sessions": return (.sessions, nil)
-            case "/simulate": return (.simulate, nil)
-            case "/presets": return (.presets, nil)
-            case "/healthz": return (.healthz, nil)
-            case "/livez": return (.livez, nil)
-            case "/readyz": return (.readyz, nil)
-            case "/metrics": return (.metrics, nil)
-            case "/openapi.yaml": return (.openapi, nil)
-            default: break
-            }
-        }
-        if let fast {
-            let utf8 = path.utf8
-            let id = utf8[
-                utf8.index(utf8.startIndex, offsetBy: fast.from)..<utf8.index(utf8.startIndex, offsetBy: fast.to)]
-            return (fast.route, try validID(String(Substring(id))))
-        }
-        return try match(head.pathSegments)
+        guard let fast else { return try match(head.pathSegments) }
+        return (fast.route, try fast.id.map(validID))
+    }
+
+    /// The routes without an id, by their one path segment, and the routes under /sessions/{id}/
+    /// by their last: scanned in order (ten short names compare faster than they hash).
+    private static let fixedRoutes: [(name: String, route: Route)] = [
+        ("", .root), ("sheet-client.js", .clientModule), ("sessions", .sessions), ("simulate", .simulate),
+        ("presets", .presets), ("healthz", .healthz), ("livez", .livez), ("readyz", .readyz), ("metrics", .metrics),
+        ("openapi.yaml", .openapi),
+    ]
+    private static let actions: [(name: String, route: Route)] = [
+        ("pan", .pan), ("show", .show), ("dismiss", .dismiss), ("frames", .frames),
+    ]
+
+    private static func lookUp(_ segment: String, in table: [(name: String, route: Route)]) -> Route? {
+        table.first { $0.name == segment }?.route
+    }
+
+    private static func lookUp(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, in table: [(name: String, route: Route)])
+        -> Route?
+    {
+        table.first { $0.name.utf8.count == bytes.count && $0.name.utf8.elementsEqual(bytes) }?.route
     }
 
     /// The route of a decoded path, and the session id in it.
@@ -222,31 +215,11 @@ package final class SheetResponder: HTTPResponder {
         }
         switch segments.count {
         case 0: return (.root, nil)
-        case 1:
-            switch segments[0] {
-            case "": return (.root, nil)
-            case "sheet-client.js": return (.clientModule, nil)
-            case "sessions": return (.sessions, nil)
-            case "simulate": return (.simulate, nil)
-            case "presets": return (.presets, nil)
-            case "healthz": return (.healthz, nil)
-            case "livez": return (.livez, nil)
-            case "readyz": return (.readyz, nil)
-            case "metrics": return (.metrics, nil)
-            case "openapi.yaml": return (.openapi, nil)
-            default: break
-            }
+        case 1: if let route = lookUp(segments[0], in: fixedRoutes) { return (route, nil) }
         case 2 where segments[0] == "sessions":
             return (.session, try validID(segments[1]))
         case 3 where segments[0] == "sessions":
-            let route: Route
-            switch segments[2] {
-            case "frames": route = .frames
-            case "pan": route = .pan
-            case "show": route = .show
-            case "dismiss": route = .dismiss
-            default: throw notFound(segments)
-            }
+            guard let route = lookUp(segments[2], in: actions) else { throw notFound(segments) }
             return (route, try validID(segments[1]))
         default: break
         }
