@@ -27,6 +27,13 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
         .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD"]),
+        // hiredis for the optional Redis session store; only RedisClient imports it.
+        .systemLibrary(
+            name: "CHiredis",
+            pkgConfig: "hiredis",
+            providers: [.apt(["libhiredis-dev"])]
+        ),
+        .target(name: "RedisClient", dependencies: ["CHiredis"]),
         // Pure physics: no Foundation, no clock, no I/O. RealModule gives exp/sin/cos without libc.
         .target(
             name: "SheetPhysics",
@@ -58,7 +65,14 @@ let package = Package(
                 "SheetPhysics", "SheetService", "MicroHTTP", .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // libFuzzer target over the request screen, the JSON decoders and the engine step
+        // (scripts/fuzz builds it with -sanitize=fuzzer,address).
+        .executableTarget(
+            name: "sheet-fuzz",
+            dependencies: ["SheetPhysics", "SheetService", "MicroHTTP", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "SheetPhysicsTests", dependencies: ["SheetPhysics"]),
+        .testTarget(name: "RedisClientTests", dependencies: ["RedisClient"]),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP"]),
         .testTarget(
             name: "SheetServiceTests",

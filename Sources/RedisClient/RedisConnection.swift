@@ -1,0 +1,3 @@
+import CHiredis
+
+// Placeholder while the client is written: replaced by RedisConnection.

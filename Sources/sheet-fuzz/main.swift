@@ -1,0 +1,2 @@
+// Placeholder while the fuzz target is written.
+print("sheet-fuzz")
