@@ -13,6 +13,10 @@ public protocol HTTPResponder: Sendable {
     /// Called once the whole body is in; synchronous, on a libmicrohttpd thread, possibly
     /// concurrently from several threads of the pool.
     func respond(to request: HTTPRequest) -> HTTPResponse
+
+    /// Called on libmicrohttpd's thread when a request's body was still arriving at the server's
+    /// `requestDeadline`: the connection is closed without an answer (for counting; must be quick).
+    func deadlinePassed(_ head: HTTPRequestHead)
 }
 
 extension HTTPResponder {
@@ -20,4 +24,7 @@ extension HTTPResponder {
     public func screen(_ head: HTTPRequestHead) -> HTTPResponse? {
         nil
     }
+
+    /// Does nothing.
+    public func deadlinePassed(_ head: HTTPRequestHead) {}
 }

@@ -39,6 +39,12 @@ public final class HTTPServer: Sendable {
         /// (libmicrohttpd 0.9.75 cannot answer mid-body); past 1 MiB more, the connection is closed
         /// without an answer.
         public var maxBodyBytes: Int
+        /// How long a request may take from its request line to the last byte of its body;
+        /// `.zero` for no limit. A head that completes later is answered 408; a body still arriving
+        /// at the deadline is cut off (the connection is closed: libmicrohttpd 0.9.75 cannot answer
+        /// mid-body), and while a body arrives the connection's idle timeout is shortened to the
+        /// time left, so a stalled upload holds its slot no longer than the deadline.
+        public var requestDeadline: Duration
         /// How long `stop()` lets ended streams flush their last bytes and terminator before the
         /// connections are closed.
         public var streamDrainTimeout: Duration
@@ -53,6 +59,7 @@ public final class HTTPServer: Sendable {
             connectionTimeout: Duration = .seconds(30),
             connectionMemoryLimit: Int = 32 * 1024,
             maxBodyBytes: Int = 16 * 1024,
+            requestDeadline: Duration = .seconds(10),
             streamDrainTimeout: Duration = .milliseconds(500)
         ) {
             self.host = host
@@ -63,6 +70,7 @@ public final class HTTPServer: Sendable {
             self.connectionTimeout = connectionTimeout
             self.connectionMemoryLimit = connectionMemoryLimit
             self.maxBodyBytes = maxBodyBytes
+            self.requestDeadline = requestDeadline
             self.streamDrainTimeout = streamDrainTimeout
         }
 
@@ -86,6 +94,7 @@ public final class HTTPServer: Sendable {
                 "connectionTimeout must be between zero and \(UInt32.max) s")
             try check(connectionMemoryLimit >= 4096, "connectionMemoryLimit must be at least 4096 bytes")
             try check(maxBodyBytes >= 0, "maxBodyBytes must not be negative")
+            try check(requestDeadline >= .zero, "requestDeadline must not be negative")
             try check(streamDrainTimeout >= .zero, "streamDrainTimeout must not be negative")
         }
     }
@@ -105,7 +114,7 @@ public final class HTTPServer: Sendable {
     /// A server that will answer with `responder`; nothing is bound until `start()`.
     public init(configuration: Configuration = Configuration(), responder: some HTTPResponder) {
         self.configuration = configuration
-        core = ServerCore(responder: responder, maxBodyBytes: configuration.maxBodyBytes)
+        core = ServerCore(configuration: configuration, responder: responder)
     }
 
     deinit {

@@ -50,6 +50,18 @@ public struct Problem: Error, Sendable {
         Problem(status: 400, code: code, detail: detail, field: field)
     }
 
+    /// 401 with the RFC 6750 challenge (`invalid`: a credential was sent and is wrong).
+    static func unauthorized(_ detail: String, invalid: Bool) -> Problem {
+        Problem(
+            status: 401, code: "unauthorized", detail: detail,
+            headers: [
+                (
+                    "WWW-Authenticate",
+                    invalid ? #"Bearer realm="sheetd", error="invalid_token""# : #"Bearer realm="sheetd""#
+                )
+            ])
+    }
+
     /// 404 for a session id nobody created.
     static func sessionNotFound(_ id: String) -> Problem {
         Problem(

@@ -15,6 +15,9 @@ public struct ServiceConfiguration: Sendable {
     public var maxBodyBytes = 16 * 1024
     /// Seconds of inactivity after which libmicrohttpd closes a connection (0: never).
     public var connectionTimeout = 30
+    /// Seconds a request may take from its request line to its last body byte (0: no limit): a
+    /// late head is answered 408, a body still arriving is cut off. libmicrohttpd has no such limit.
+    public var requestDeadline: Double = 10
     /// Connections at most (nil: libmicrohttpd's default, FD_SETSIZE − 4).
     public var connectionLimit: Int?
     /// Connections per client IP at most (nil: no limit; behind a proxy every client shares its IP).
@@ -27,6 +30,13 @@ public struct ServiceConfiguration: Sendable {
     public var keepAliveInterval: Double = 15
     /// Bytes a frame stream buffers for a slow reader before it drops to the latest frame.
     public var streamBufferBytes = 256 * 1024
+    /// When set, every request but the probes (/healthz, /livez, /readyz), the demo page's files and
+    /// CORS preflights must carry `Authorization: Bearer <apiKey>` (401 otherwise). Off by default.
+    public var apiKey: String?
+    /// When true, creating a session returns a `token`, and the session's own routes then need
+    /// `Authorization: Bearer <token>` (or the API key): clients cannot reach each other's sessions
+    /// even when they learn an id. Off by default.
+    public var sessionTokens = false
     /// Seconds a Retry-After header asks a client to wait.
     public var retryAfter = 1
 

@@ -36,7 +36,7 @@ final class ServiceMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
 
     /// The statuses the service answers with; anything else counts as "other".
-    private static let statuses = [200, 201, 204, 400, 404, 405, 409, 411, 413, 415, 500, 501, 503]
+    private static let statuses = [200, 201, 204, 400, 401, 404, 405, 408, 409, 411, 413, 415, 500, 501, 503]
     /// requests[route][status index]
     private let requests: [[CoreMetrics.Counter]]
     /// Request latency in seconds: a Recorder over Double buckets (a Timer's Duration buckets cost
@@ -46,7 +46,10 @@ final class ServiceMetrics: Sendable {
     let evictions: CoreMetrics.Counter
     let animationsStarted: CoreMetrics.Counter
     let sessionsCreated: CoreMetrics.Counter
+    /// Requests refused for their framing before routing (API.md's smuggling cases).
     let rejectedFraming: CoreMetrics.Counter
+    /// Requests whose body was still arriving at the request deadline (connection closed).
+    let cutOff: CoreMetrics.Counter
     let framesSent: CoreMetrics.Counter
     /// Frames a slow reader never got: its unsent frames were replaced by the latest one.
     let framesDropped: CoreMetrics.Counter
@@ -80,6 +83,7 @@ final class ServiceMetrics: Sendable {
         sessionsCreated = CoreMetrics.Counter(label: "sheetd_sessions_created_total", factory: factory)
         animationsStarted = CoreMetrics.Counter(label: "sheetd_animations_started_total", factory: factory)
         rejectedFraming = CoreMetrics.Counter(label: "sheetd_requests_rejected_framing_total", factory: factory)
+        cutOff = CoreMetrics.Counter(label: "sheetd_requests_cut_off_total", factory: factory)
         framesSent = CoreMetrics.Counter(label: "sheetd_frames_sent_total", factory: factory)
         framesDropped = CoreMetrics.Counter(label: "sheetd_frames_dropped_total", factory: factory)
         framesSkipped = CoreMetrics.Counter(label: "sheetd_frames_skipped_total", factory: factory)

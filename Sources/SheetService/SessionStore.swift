@@ -65,9 +65,13 @@ final class SessionBox: Sendable {
     /// without taking the session's lock).
     private let touched: Atomic<UInt64>
 
-    init(id: String, profile: SessionProfile, session: SheetSession, now: Double) {
+    /// The bearer token that opens this session's routes (nil: none; `--session-tokens` is off).
+    let token: String?
+
+    init(id: String, profile: SessionProfile, session: SheetSession, now: Double, token: String? = nil) {
         self.id = id
         self.profile = profile
+        self.token = token
         self.record = Mutex(SessionRecord(sheet: session))
         self.touched = Atomic(now.bitPattern)
     }

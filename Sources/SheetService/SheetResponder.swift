@@ -20,6 +20,8 @@ package final class SheetResponder: HTTPResponder {
     private let indexHTML: [UInt8]
     private let clientModule: [UInt8]
     private let allowAnyOrigin: Bool
+    /// The API key's bytes (nil: no key required).
+    private let apiKey: [UInt8]?
 
     package init(configuration: ServiceConfiguration, logger: Logger, clock: ServerClock) throws {
         self.configuration = configuration
@@ -32,6 +34,7 @@ package final class SheetResponder: HTTPResponder {
         self.indexHTML = try Self.resource("index", "html")
         self.clientModule = try Self.resource("sheet-client", "js")
         self.allowAnyOrigin = configuration.corsOrigins.contains("*")
+        self.apiKey = configuration.apiKey.map { Array($0.utf8) }
         self.pacer = FramePacer(clock: clock, keepAliveInterval: configuration.keepAliveInterval)
     }
 
@@ -55,6 +58,11 @@ package final class SheetResponder: HTTPResponder {
         let route = (try? Self.match(head).0) ?? .unmatched
         metrics.record(route: route, status: refusal.status, nanoseconds: 0)
         return refusal
+    }
+
+    package func deadlinePassed(_ head: HTTPRequestHead) {
+        metrics.cutOff.increment()
+        logger.notice("\(head.method) \(head.target): body still arriving at the request deadline; connection closed")
     }
 
     private func refusal(_ head: HTTPRequestHead) -> HTTPResponse? {
@@ -148,6 +156,9 @@ package final class SheetResponder: HTTPResponder {
         do {
             let (matched, id) = try Self.match(request.head)
             route = matched
+            if apiKey != nil || configuration.sessionTokens, request.method != "OPTIONS" {
+                try authorize(route, id: id, request)
+            }
             response = try dispatch(route, id: id, request)
         } catch let problem as Problem {
             response = problemResponse(problem, origin: nil)
@@ -165,6 +176,53 @@ package final class SheetResponder: HTTPResponder {
             logger.debug("\(request.method) \(request.target) → \(response.status)")
         }
         return response
+    }
+
+    // MARK: Access
+
+    /// Lets a request through when no key is needed for its route, or when it presents the API key,
+    /// or (on a session's own routes) that session's token. Probes, the demo page's files and the
+    /// contract stay open: load balancers and browsers fetch them without credentials.
+    private func authorize(_ route: Route, id: String?, _ request: HTTPRequest) throws(Problem) {
+        switch route {
+        case .healthz, .livez, .readyz, .root, .clientModule, .openapi, .unmatched: return
+        default: break
+        }
+        let presented = Self.bearer(request, route: route)
+        if let apiKey, let presented, Self.equalInConstantTime(presented, apiKey) { return }
+        // A session's token opens that session's routes (not creation: PUT of a new id needs the
+        // key when there is one, and otherwise is open as POST is).
+        if configuration.sessionTokens, let id, route != .sessions, let box = store.get(id), let token = box.token {
+            if let presented, Self.equalInConstantTime(presented, Array(token.utf8)) { return }
+            throw Problem.unauthorized(
+                presented == nil
+                    ? "this session needs its token: send Authorization: Bearer <token> (the token came with the session's creation)"
+                    : "the token does not open this session", invalid: presented != nil)
+        }
+        guard apiKey != nil else { return }
+        throw Problem.unauthorized(
+            presented == nil ? "send Authorization: Bearer <API key>" : "the API key is not valid",
+            invalid: presented != nil)
+    }
+
+    /// The bearer credential: the Authorization header's, or on the frames route (EventSource
+    /// cannot set headers) the `access_token` query parameter (RFC 6750 §2.3).
+    private static func bearer(_ request: HTTPRequest, route: Route) -> [UInt8]? {
+        if let value = request.headers["authorization"] {
+            let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+            guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+            return Array(parts[1].trimmingCharacters(in: .whitespaces).utf8)
+        }
+        if route == .frames, let token = request.head.queryValue(for: "access_token") { return Array(token.utf8) }
+        return nil
+    }
+
+    /// Whether two secrets are equal, taking the same time wherever they differ (a timing side
+    /// channel must not reveal a key byte by byte).
+    static func equalInConstantTime(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var difference = UInt8(truncatingIfNeeded: a.count ^ b.count)
+        for i in 0..<b.count { difference |= (i < a.count ? a[i] : 0) ^ b[i] }
+        return difference == 0 && a.count == b.count
     }
 
     /// The route of a request head, and the session id in it.
@@ -328,11 +386,12 @@ package final class SheetResponder: HTTPResponder {
         // 128 random bits from the system's cryptographic source, base64url: 22 characters.
         for _ in 0..<4 {
             let id = Self.generateID()
-            let box = SessionBox(id: id, profile: profile, session: session, now: now)
+            let token = configuration.sessionTokens ? Self.generateID() : nil
+            let box = SessionBox(id: id, profile: profile, session: session, now: now, token: token)
             switch store.insertNew(box) {
             case true?:
                 metrics.sessionsCreated.increment()
-                var r = snapshotResponse(201, box, at: now)
+                var r = snapshotResponse(201, box, at: now, token: token)
                 r.headers.append(name: "Location", value: "/sessions/\(id)")
                 return r
             case false?: continue  // a 2^-128 collision: draw again
@@ -369,16 +428,18 @@ package final class SheetResponder: HTTPResponder {
         let (profile, session) = try profiles.configuration(request.body)
         if draining.load(ordering: .relaxed), store.get(id) == nil { throw busy }
         let now = clock.seconds(at: request.receivedAt)
-        let box = SessionBox(id: id, profile: profile, session: session, now: now)
+        // A replaced session keeps its token (its holder authorized the PUT with it).
+        let token = configuration.sessionTokens ? (store.get(id)?.token ?? Self.generateID()) : nil
+        let box = SessionBox(id: id, profile: profile, session: session, now: now, token: token)
         switch store.put(box) {
         case .created:
             metrics.sessionsCreated.increment()
-            var r = snapshotResponse(201, box, at: now)
+            var r = snapshotResponse(201, box, at: now, token: token)
             r.headers.append(name: "Location", value: "/sessions/\(id)")
             return r
         case let .replaced(old):
             old.record.withLock { $0.closeStreams(reason: "replaced", now: now) }
-            return snapshotResponse(200, box, at: now)
+            return snapshotResponse(200, box, at: now, token: token)
         case .full:
             throw full
         }
@@ -405,10 +466,12 @@ package final class SheetResponder: HTTPResponder {
 
     /// The session's snapshot now: on the server clock, `now`; on the client clock, the time of
     /// its last event (the server cannot know the client's now).
-    private func snapshotResponse(_ status: Int, _ box: SessionBox, at now: Double) -> HTTPResponse {
+    private func snapshotResponse(_ status: Int, _ box: SessionBox, at now: Double, token: String? = nil)
+        -> HTTPResponse
+    {
         let snapshot = box.record.withLock { r in r.sheet.snapshot(at: sessionTime(box, r, now: now)) }
         var w = JSONWriter(capacity: 768)
-        Wire.snapshot(id: box.id, profile: box.profile, snapshot, into: &w)
+        Wire.snapshot(id: box.id, profile: box.profile, snapshot, token: token, into: &w)
         return Self.bytes(status, "application/json", w.takeBytes())
     }
 
@@ -507,6 +570,7 @@ package final class SheetResponder: HTTPResponder {
                         "invalid-value", "pace must be realtime or instant, got \"\(value)\"", field: "pace")
                 }
                 pace = v
+            case "access_token": continue  // a credential, checked before dispatch
             case "once":
                 guard value == "true" || value == "false" || value.isEmpty else {
                     throw Problem.invalid(
@@ -515,7 +579,8 @@ package final class SheetResponder: HTTPResponder {
                 once = value != "false"
             default:
                 throw Problem.invalid(
-                    "unknown-field", "unknown query parameter \"\(name)\"; the stream takes fps, pace and once",
+                    "unknown-field",
+                    "unknown query parameter \"\(name)\"; the stream takes fps, pace, once and access_token",
                     field: name)
             }
         }
@@ -597,7 +662,7 @@ package final class SheetResponder: HTTPResponder {
         guard let origin, originAllowed(origin), !headers.contains("Access-Control-Allow-Origin") else { return }
         headers.append(name: "Access-Control-Allow-Origin", value: allowAnyOrigin ? "*" : origin)
         if !allowAnyOrigin { headers.append(name: "Vary", value: "Origin") }
-        headers.append(name: "Access-Control-Expose-Headers", value: "Location, Retry-After, Allow")
+        headers.append(name: "Access-Control-Expose-Headers", value: "Location, Retry-After, Allow, WWW-Authenticate")
     }
 
     /// OPTIONS: the CORS preflight, answered for every route.

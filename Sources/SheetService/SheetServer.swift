@@ -24,6 +24,7 @@ public final class SheetServer: Sendable {
         http.connectionTimeout = .seconds(configuration.connectionTimeout)
         http.connectionLimit = configuration.connectionLimit
         http.perIPConnectionLimit = configuration.perIPConnectionLimit
+        http.requestDeadline = .milliseconds(Int((configuration.requestDeadline * 1000).rounded(.up)))
         self.http = HTTPServer(configuration: http, responder: responder)
     }
 

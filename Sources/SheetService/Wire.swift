@@ -87,9 +87,13 @@ enum Wire {
     }
 
     /// A session snapshot (GET /sessions/{id}, creation, `settled` and `interrupted` events).
-    static func snapshot(id: String?, profile: SessionProfile, _ s: SheetSnapshot, into w: inout JSONWriter) {
+    static func snapshot(
+        id: String?, profile: SessionProfile, _ s: SheetSnapshot, token: String? = nil, into w: inout JSONWriter
+    ) {
         w.beginObject()
         if let id { w.member("id", id) }
+        // Only in the answer that creates a session with --session-tokens on.
+        if let token { w.member("token", token) }
         w.rawMembers(profile.staticMembers)
         card(s, into: &w)
         w.member("animation")

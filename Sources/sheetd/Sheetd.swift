@@ -3,16 +3,25 @@ import Foundation
 import Logging
 import SheetService
 
-/// The sheetd executable: parses flags (each also from an environment variable), starts the
-/// service, and drains on SIGTERM or SIGINT.
+/// The sheetd executable: `serve` (the default) and `healthcheck`.
 @main
 struct Sheetd: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sheetd",
         abstract: "Bottom-sheet physics as an HTTP API.",
+        discussion: "Every option can also be set through the environment variable named in its help.",
+        subcommands: [Serve.self, Healthcheck.self],
+        defaultSubcommand: Serve.self)
+}
+
+/// Parses flags (each also from an environment variable), starts the service, and drains on
+/// SIGTERM or SIGINT.
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the API (the default command).",
         discussion: "Every option can also be set through the environment variable named in its help.")
 
-    @Option(help: "Address to listen on (SHEETD_HOST).")
+    @Option(help: "Address to listen on; 0.0.0.0 for every interface (SHEETD_HOST).")
     var host = env("SHEETD_HOST") ?? "127.0.0.1"
 
     @Option(help: "TCP port; 0 picks a free one (SHEETD_PORT).")
@@ -33,14 +42,35 @@ struct Sheetd: ParsableCommand {
     @Option(help: "Seconds of inactivity before a connection is closed, 0 = never (SHEETD_CONNECTION_TIMEOUT).")
     var connectionTimeout: Int = env("SHEETD_CONNECTION_TIMEOUT").flatMap(Int.init) ?? 30
 
+    @Option(
+        help:
+            "Seconds from a request's first line to its last body byte; later heads get 408, later bodies are cut off, 0 = no limit (SHEETD_BODY_DEADLINE)."
+    )
+    var bodyDeadline: Double = env("SHEETD_BODY_DEADLINE").flatMap(Double.init) ?? 10
+
     @Option(help: "Connections at most, 0 = libmicrohttpd's default of 1020 (SHEETD_CONNECTION_LIMIT).")
     var connectionLimit: Int = env("SHEETD_CONNECTION_LIMIT").flatMap(Int.init) ?? 0
 
-    @Option(help: "Connections per client IP at most, 0 = no limit (SHEETD_PER_IP_LIMIT).")
+    @Option(
+        help:
+            "Connections per client IP at most, 0 = no limit (behind a proxy every client has its IP) (SHEETD_PER_IP_LIMIT)."
+    )
     var perIpLimit: Int = env("SHEETD_PER_IP_LIMIT").flatMap(Int.init) ?? 0
 
     @Option(help: "Allowed CORS origins, comma-separated; * allows any (SHEETD_CORS_ORIGIN).")
     var corsOrigin = env("SHEETD_CORS_ORIGIN") ?? "*"
+
+    @Option(
+        help:
+            "Require Authorization: Bearer <key> on every route but the probes and the demo page's files; off when empty (SHEETD_API_KEY)."
+    )
+    var apiKey = env("SHEETD_API_KEY") ?? ""
+
+    @Flag(
+        help:
+            "Return a token when a session is created and require it (Authorization: Bearer, or access_token= on /frames) on that session's routes (SHEETD_SESSION_TOKENS=1)."
+    )
+    var sessionTokens = env("SHEETD_SESSION_TOKENS").map { $0 == "1" || $0 == "true" } ?? false
 
     @Option(help: "Seconds to keep serving with readiness false after SIGTERM (SHEETD_DRAIN_GRACE).")
     var drainGrace: Double = env("SHEETD_DRAIN_GRACE").flatMap(Double.init) ?? 0
@@ -57,6 +87,12 @@ struct Sheetd: ParsableCommand {
         guard sessionTtl > 0 else { throw ValidationError("--session-ttl must be positive") }
         guard maxBody >= 0 else { throw ValidationError("--max-body must not be negative") }
         guard connectionTimeout >= 0 else { throw ValidationError("--connection-timeout must not be negative") }
+        guard bodyDeadline >= 0, bodyDeadline < 86_400 else {
+            throw ValidationError("--body-deadline must be 0 to 86400 seconds")
+        }
+        guard connectionLimit >= 0 else { throw ValidationError("--connection-limit must not be negative") }
+        guard perIpLimit >= 0 else { throw ValidationError("--per-ip-limit must not be negative") }
+        guard drainGrace >= 0 else { throw ValidationError("--drain-grace must not be negative") }
     }
 
     func run() throws {
@@ -75,9 +111,12 @@ struct Sheetd: ParsableCommand {
         config.sessionTTL = sessionTtl
         config.maxBodyBytes = maxBody
         config.connectionTimeout = connectionTimeout
+        config.requestDeadline = bodyDeadline
         config.connectionLimit = connectionLimit > 0 ? connectionLimit : nil
         config.perIPConnectionLimit = perIpLimit > 0 ? perIpLimit : nil
         config.corsOrigins = corsOrigin.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        config.apiKey = apiKey.isEmpty ? nil : apiKey
+        config.sessionTokens = sessionTokens
         config.drainGrace = drainGrace
 
         let server = try SheetServer(configuration: config, logger: logger)

@@ -33,7 +33,7 @@ struct RunningDaemon {
                 cmhd_option_pointer(MHD_OPTION.SOCK_ADDR, sockaddr),
                 cmhd_option_value(MHD_OPTION.CONNECTION_TIMEOUT, configuration.connectionTimeoutSeconds),
                 cmhd_option_value(MHD_OPTION.CONNECTION_MEMORY_LIMIT, configuration.connectionMemoryLimit),
-                cmhd_option_notify_completed(requestCompleted, nil),
+                cmhd_option_notify_completed(requestCompleted, context.toOpaque()),
                 cmhd_option_uri_log(requestStarted, nil),
                 cmhd_option_unescape(keepEscaped, nil),
             ]
@@ -145,7 +145,14 @@ private func requestCompleted(
     _ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ termination: MHD_RequestTerminationCode
 ) {
     guard let context, let state = context.pointee else { return }
-    Unmanaged<RequestState>.fromOpaque(state).release()
+    let request = Unmanaged<RequestState>.fromOpaque(state)
+    // A body that stalled until its deadline is closed by libmicrohttpd's timeout, not by us.
+    if termination == .REQUEST_TERMINATED_TIMEOUT_REACHED, let cls,
+        case .readingBody = request.takeUnretainedValue().phase, let head = request.takeUnretainedValue().head
+    {
+        Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().responder.deadlinePassed(head)
+    }
+    request.release()
     context.pointee = nil
 }
 
@@ -182,6 +189,12 @@ private func handleAccess(
 
     switch request.phase {
     case .awaitingHead:
+        let deadline = core.deadlineLeft(request, now: .now)
+        if let deadline, deadline.passed {
+            // The head itself took longer than the whole request may (a slow-header client).
+            request.phase = .answered
+            return queue(requestTimedOut(core), closing: true, on: connection, core: core)
+        }
         let head = HTTPRequestHead(
             method: method.map { String(cString: $0) } ?? "",
             target: request.target,
@@ -196,7 +209,10 @@ private func handleAccess(
             request.phase = .answered
             return queue(bodyTooLarge(limit: core.maxBodyBytes), closing: true, on: connection, core: core)
         }
-        if declaredLength > 0 { request.body.reserveCapacity(declaredLength) }
+        if declaredLength > 0 {
+            request.body.reserveCapacity(declaredLength)
+            if let deadline { holdToDeadline(connection, request, secondsLeft: deadline.seconds, core: core) }
+        }
         request.head = head
         request.phase = .readingBody
         return MHD_Result.YES
@@ -206,6 +222,14 @@ private func handleAccess(
         if count > 0 {
             // Every call must consume what it is given, or libmicrohttpd calls again with the same bytes.
             uploadDataSize.pointee = 0
+            if let deadline = core.deadlineLeft(request, now: .now) {
+                // MHD_NO closes the connection: no answer can be queued while a body arrives.
+                guard !deadline.passed else {
+                    if let head = request.head { core.responder.deadlinePassed(head) }
+                    return MHD_Result.NO
+                }
+                holdToDeadline(connection, request, secondsLeft: deadline.seconds, core: core)
+            }
             guard request.body.count + count <= core.maxBodyBytes else {
                 // Only a chunked body gets here (a declared Content-Length was checked up front).
                 request.body = []
@@ -217,6 +241,11 @@ private func handleAccess(
             return MHD_Result.YES
         }
         request.phase = .answered
+        if request.timeoutShortened {
+            // Back to the idle timeout for what follows on this keep-alive connection.
+            _ = cmhd_set_connection_timeout(connection, core.idleTimeoutSeconds)
+            request.timeoutShortened = false
+        }
         guard let head = request.head else { return MHD_Result.NO }
         let body = request.body
         request.body = []
@@ -241,6 +270,27 @@ private func handleAccess(
         uploadDataSize.pointee = 0
         return MHD_Result.YES
     }
+}
+
+/// Shortens the connection's idle timeout to the seconds left of the request's deadline (never
+/// lengthens it), so a body that stalls is cut off by libmicrohttpd at the deadline even when no
+/// further byte arrives to wake the handler.
+private func holdToDeadline(
+    _ connection: OpaquePointer, _ request: RequestState, secondsLeft: UInt32, core: ServerCore
+) {
+    let idle = core.idleTimeoutSeconds
+    let seconds = idle == 0 ? secondsLeft : min(idle, secondsLeft)
+    guard seconds != idle || request.timeoutShortened else { return }
+    _ = cmhd_set_connection_timeout(connection, max(seconds, 1))
+    request.timeoutShortened = true
+}
+
+/// 408 for a request whose head arrived after its deadline.
+private func requestTimedOut(_ core: ServerCore) -> HTTPResponse {
+    let seconds = core.requestDeadline.map { "\($0.components.seconds)" } ?? "?"
+    return Problem.response(
+        status: 408, title: "Request Timeout",
+        detail: "The request took longer than \(seconds) s to arrive; send it again, all at once.")
 }
 
 /// The request's header fields in the order received, gathered in one pass over libmicrohttpd's

@@ -6,6 +6,10 @@ final class ServerCore: Sendable {
     let responder: any HTTPResponder
     /// The largest request body accepted, in bytes.
     let maxBodyBytes: Int
+    /// The idle timeout of a connection between requests, whole seconds (0: none).
+    let idleTimeoutSeconds: UInt32
+    /// How long a request may take from its request line to its last body byte (nil: no limit).
+    let requestDeadline: Duration?
     /// The streams currently bound to a connection of this server, so that stopping can end them.
     let streams = Mutex(StreamRegistry())
     /// Whether new connections are taken; cleared by `HTTPServer.quiesce()`, read by the accept
@@ -13,9 +17,20 @@ final class ServerCore: Sendable {
     /// after quiescing is served normally, which is harmless).
     let isAccepting = Atomic(true)
 
-    init(responder: any HTTPResponder, maxBodyBytes: Int) {
+    init(configuration: HTTPServer.Configuration, responder: any HTTPResponder) {
         self.responder = responder
-        self.maxBodyBytes = maxBodyBytes
+        self.maxBodyBytes = configuration.maxBodyBytes
+        self.idleTimeoutSeconds = UInt32(configuration.connectionTimeoutSeconds)
+        self.requestDeadline = configuration.requestDeadline > .zero ? configuration.requestDeadline : nil
+    }
+
+    /// Seconds left of `request`'s deadline, rounded up (nil: no deadline), and whether it has passed.
+    func deadlineLeft(_ request: RequestState, now: ContinuousClock.Instant) -> (seconds: UInt32, passed: Bool)? {
+        guard let deadline = requestDeadline else { return nil }
+        let left = request.receivedAt + deadline - now
+        guard left > .zero else { return (0, true) }
+        let (seconds, attoseconds) = left.components
+        return (UInt32(clamping: seconds + (attoseconds > 0 ? 1 : 0)), false)
     }
 
     /// Records a stream that is about to be queued; if the server is already stopping, the stream
@@ -84,6 +99,9 @@ final class RequestState {
     var phase = Phase.awaitingHead
     var head: HTTPRequestHead?
     var body: [UInt8] = []
+    /// Whether the connection's idle timeout was shortened to this request's deadline (restored
+    /// once the body is in).
+    var timeoutShortened = false
     /// When the request line was parsed (this object is made right then).
     let receivedAt = ContinuousClock.Instant.now
 
