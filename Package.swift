@@ -69,7 +69,9 @@ let package = Package(
         // (scripts/fuzz builds it with -sanitize=fuzzer,address).
         .executableTarget(
             name: "sheet-fuzz",
-            dependencies: ["SheetPhysics", "SheetService", "MicroHTTP", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "SheetPhysics", "SheetService", "MicroHTTP", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(name: "SheetPhysicsTests", dependencies: ["SheetPhysics"]),
         .testTarget(name: "RedisClientTests", dependencies: ["RedisClient"]),
