@@ -25,6 +25,16 @@ public struct TimingCurve: Sendable, Hashable {
     /// The curve's name.
     public let name: Name
 
+    /// The curve called `name`.
+    public init(named name: Name) {
+        switch name {
+        case .linear: self = .linear
+        case .easeIn: self = .easeIn
+        case .easeOut: self = .easeOut
+        case .easeInOut: self = .easeInOut
+        }
+    }
+
     private init(name: Name, x1: Double, y1: Double, x2: Double, y2: Double) {
         self.name = name
         self.x1 = x1

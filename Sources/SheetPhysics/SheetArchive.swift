@@ -121,6 +121,7 @@ public struct AnimationArchive: Sendable, Hashable {
 /// altered on its way through the store).
 public struct ArchiveMismatch: Error, Sendable, Hashable, CustomStringConvertible {
     public let reason: String
+    public init(reason: String) { self.reason = reason }
     public var description: String { "the stored session does not fit its configuration: \(reason)" }
 }
 

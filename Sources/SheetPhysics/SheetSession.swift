@@ -390,19 +390,29 @@ public struct SheetSession: Sendable {
         guard time >= lastTime else {
             return conflict(.clockBackwards(time: time, last: lastTime), at: time)
         }
+        // Handlers settle a finished animation before their checks; a refusal must not keep that
+        // (an event accepted later at an earlier time would find the card already at rest).
+        // The phase is all that settling changes, and copying it copies no array.
+        let before = phase
+        let result: SheetOutcome
         switch event {
         case let .pan(pan):
             switch pan.phase {
-            case .began: return began(pan, at: time)
-            case .changed: return changed(pan, at: time)
-            case .ended: return ended(pan, at: time)
-            case .cancelled: return cancelled(at: time)
+            case .began: result = began(pan, at: time)
+            case .changed: result = changed(pan, at: time)
+            case .ended: result = ended(pan, at: time)
+            case .cancelled: result = cancelled(at: time)
             }
         case let .show(name):
-            return show(name, at: time)
+            result = show(name, at: time)
         case .dismiss:
-            return dismiss(at: time)
+            result = dismiss(at: time)
         }
+        switch result.action {
+        case .conflict, .invalid: phase = before
+        case .dragged, .settle, .unchanged: break
+        }
+        return result
     }
 
     private func conflict(_ c: SheetConflict, at time: Double) -> SheetOutcome {

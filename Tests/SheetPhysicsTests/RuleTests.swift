@@ -502,3 +502,32 @@ func showAndDismissDefaults(_ row: ShowRow) throws {
     #expect(spring.duration == Animation.maxDuration)
     #expect(spring.frame(spring.frameCount(fps: 60) - 1, fps: 60).constant == 18)
 }
+
+/// A refusal leaves the session exactly as it was, even when its time is past the end of a running
+/// animation: an event accepted afterwards at an earlier time still finds the card animating
+/// (concurrent clients take the session's lock in any order; found by scripts/concurrency-test).
+@Test(arguments: [
+    // changed without a drag, after the show's end
+    SheetEvent.pan(PanEvent(phase: .changed, translation: 5)),
+    // ended without a drag
+    SheetEvent.pan(PanEvent(phase: .ended, velocity: 100)),
+    // cancelled without a drag
+    SheetEvent.pan(PanEvent(phase: .cancelled)),
+    // show of an unknown detent (invalid, not a conflict)
+    SheetEvent.show(detent: "nowhere"),
+])
+func refusedEventPastAnAnimationsEndChangesNothing(refused: SheetEvent) throws {
+    var s = try resting(.facebook, at: "normal")
+    let show = try #require(s.handle(.show(detent: "expanded"), at: 10).animation)
+    let before = s.archive
+    let refusal = s.handle(refused, at: show.endTime + 0.1)
+    switch refusal.action {
+    case .conflict, .invalid: break
+    default: Issue.record("expected a refusal, got \(refusal.action)")
+    }
+    #expect(s.archive == before)
+    // began mid-animation catches the card where the show has it then.
+    let grab = s.handle(.pan(PanEvent(phase: .began, translation: 0)), at: 10.125)
+    #expect(grab.snapshot.constant == show.sample(at: 10.125).constant)
+    #expect(grab.interrupted == show)
+}
