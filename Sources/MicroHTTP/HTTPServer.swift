@@ -146,6 +146,13 @@ public final class HTTPServer: Sendable {
         }
     }
 
+    /// Starts a graceful exit: from now on every answer carries `Connection: close`, so keep-alive
+    /// clients open a new connection for their next request (and, once quiesced, go elsewhere)
+    /// instead of sending it on a connection that `stop()` would close under it. Idempotent.
+    public func closeConnectionsAfterAnswers() {
+        core.closesAfterAnswer.store(true, ordering: .relaxed)
+    }
+
     /// Stops taking new connections: from now on a new connection is closed as soon as it is
     /// accepted, without an answer (a proxy treats that as a connection error and tries another
     /// upstream). In-flight requests, keep-alive connections and streams go on. For draining before
@@ -155,7 +162,7 @@ public final class HTTPServer: Sendable {
     /// abort the process in 0.9.75 when used with epoll (measured; see Internals/Daemon.swift).
     public func quiesce() {
         lifecycle.withLock { lifecycle in
-            if case .running = lifecycle { core.isAccepting.store(false, ordering: .relaxed) }
+            if case .running = lifecycle { core.quiesce() }
         }
     }
 
@@ -172,6 +179,10 @@ public final class HTTPServer: Sendable {
         guard let running else { return }
         core.endStreams()
         core.waitForStreams(timeout: configuration.streamDrainTimeout)
+        // Answers already made go out before the connections close (bounded: a client that
+        // never reads its answer is cut off after this).
+        core.quiesce()
+        core.waitForRequests(timeout: configuration.streamDrainTimeout * 4)
         running.stop()
     }
 }

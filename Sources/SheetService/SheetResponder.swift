@@ -77,6 +77,15 @@ package final class SheetResponder: HTTPResponder {
             if name.utf8.contains(where: { $0 == 0x20 || $0 == 0x09 }) {
                 return refuseFraming("whitespace in the header name \"\(name)\"", origin: nil)
             }
+            if !Self.isToken(name) {
+                return refuseFraming("the header name \"\(name)\" is not a token (RFC 9110 §5.1)", origin: nil)
+            }
+            // libmicrohttpd 0.9.75 glues an obs-fold continuation line onto the header's name
+            // ("Transfer-Encoding:\r\n chunked" arrives as "Transfer-Encodingchunked"): a front
+            // end that unfolds it would frame the request differently. RFC 9112 §5.2: refuse.
+            if name.utf8.count > 4, Self.extendsFramingName(name) {
+                return refuseFraming("the header \"\(name)\" looks like a folded framing header", origin: nil)
+            }
             // Dispatch on the length first: most headers match none of these.
             switch name.utf8.count {
             case 4 where Self.named(name, "host"): hosts += 1
@@ -94,6 +103,8 @@ package final class SheetResponder: HTTPResponder {
         }
         if contentLengths > 1 { return refuseFraming("more than one Content-Length", origin: origin) }
         if hosts > 1 { return refuseFraming("more than one Host", origin: origin) }
+        // RFC 9112 §3.2: an HTTP/1.1 request without Host is refused.
+        if hosts == 0, head.version == "HTTP/1.1" { return refuseFraming("no Host header", origin: origin) }
         if let te = transferEncoding {
             if contentLengths > 0 { return refuseFraming("both Content-Length and Transfer-Encoding", origin: origin) }
             if te.trimmingCharacters(in: .whitespaces).lowercased() == "chunked" {
@@ -122,6 +133,34 @@ package final class SheetResponder: HTTPResponder {
         metrics.rejectedFraming.increment()
         return problemResponse(
             Problem(status: 400, code: "bad-framing", detail: "request refused: \(what)"), origin: origin)
+    }
+
+    /// Whether `name` is an RFC 9110 token: letters, digits and !#$%&'*+-.^_`|~.
+    static func isToken(_ name: String) -> Bool {
+        !name.isEmpty
+            && name.utf8.allSatisfy { b in
+                (b >= 0x61 && b <= 0x7A) || (b >= 0x41 && b <= 0x5A) || (b >= 0x30 && b <= 0x39)
+                    || Self.tokenSymbols.contains(b)
+            }
+    }
+    private static let tokenSymbols = Array("!#$%&'*+-.^_`|~".utf8)
+
+    /// Whether `name` is longer than a framing header's name and starts with it.
+    static func extendsFramingName(_ name: String) -> Bool {
+        // Byte by byte, without lowercasing: this runs for every header of every request.
+        func extends(_ field: StaticString) -> Bool {
+            let n = field.utf8CodeUnitCount
+            guard name.utf8.count > n else { return false }
+            var i = 0
+            for b in name.utf8 {
+                if i == n { return true }
+                if (b >= 0x41 && b <= 0x5A ? b | 0x20 : b) != field.utf8Start[i] { return false }
+                i += 1
+            }
+            return false
+        }
+        return extends("host") || extends("content-length") || extends("transfer-encoding")
+            || extends("content-type")
     }
 
     /// Whether header `name` is `lowercase` (ASCII, case-insensitive), byte by byte.
@@ -170,8 +209,11 @@ package final class SheetResponder: HTTPResponder {
         metrics.record(
             route: route, status: response.status,
             nanoseconds: elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
-        if response.status >= 500 {
+        if response.status >= 500 && response.status != 503 {
             logger.error("\(request.method) \(request.target) → \(response.status)")
+        } else if response.status == 503 {
+            // Draining or at the session cap: expected under those conditions, not a fault.
+            logger.notice("\(request.method) \(request.target) → 503")
         } else if logger.logLevel <= .debug {
             logger.debug("\(request.method) \(request.target) → \(response.status)")
         }
@@ -241,7 +283,14 @@ package final class SheetResponder: HTTPResponder {
             let id = String(decoding: p[(slash + 1)..<next], as: UTF8.self)
             return lookUp(p[(next + 1)...], in: actions).map { ($0, id) }
         }
-        guard let fast else { return try match(head.pathSegments) }
+        guard let fast else {
+            // RFC 9112 §3.2: origin-form starts with "/"; "*" is OPTIONS's (answered 404 here:
+            // the server has no server-wide options to tell).
+            if path.utf8.first != 0x2F && !(path == "*" && head.method == "OPTIONS") {
+                throw .invalid("bad-target", "the request target must be a path starting with /")
+            }
+            return try match(head.pathSegments)
+        }
         return (fast.route, try fast.id.map(validID))
     }
 

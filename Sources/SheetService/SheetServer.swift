@@ -70,6 +70,9 @@ public final class SheetServer: Sendable {
     /// period the listener closes, in-flight requests finish, then the daemon stops.
     public func drain() {
         responder.draining.store(true, ordering: .relaxed)
+        // Keep-alive clients reconnect for each request from now on, so none is left idle on a
+        // connection that the final stop would close under a request it is sending.
+        http.closeConnectionsAfterAnswers()
         if configuration.drainGrace > 0 {
             let clock = ContinuousClock()
             let deadline = clock.now + .milliseconds(Int(configuration.drainGrace * 1000))

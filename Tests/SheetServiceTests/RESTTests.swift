@@ -733,25 +733,30 @@ extension ServiceIntegration.RESTTests {
             ) + panBody.prefix(10))
 
         let drainer = Background { server.drain() }
+        // Once draining, every answer closes its connection (clients reconnect for the next
+        // request, so none is left idle on a connection the final stop would cut): each request
+        // below goes on a connection of its own, as a client honouring `Connection: close` does.
+        func fresh() throws -> HTTPConnection { try HTTPConnection(port: port) }
         // Readiness turns false at once; liveness stays.
-        #expect(try eventually(within: 2) { try c.get("/readyz").status == 503 })
-        let ready = try c.get("/readyz")
+        #expect(try eventually(within: 2) { try fresh().get("/readyz").status == 503 })
+        let ready = try fresh().get("/readyz")
         #expect(ready.headers.contains("Retry-After"))
-        #expect(try c.get("/healthz").status == 200)
+        #expect(ready.headers["Connection"]?.lowercased() == "close")
+        #expect(try fresh().get("/healthz").status == 200)
         #expect(server.isDraining)
         // New sessions: 503 draining with Retry-After, by POST or by PUT of a new id.
-        let post = try c.request("POST", "/sessions")
+        let post = try fresh().request("POST", "/sessions")
         expectProblem(post, status: 503, code: "draining")
         #expect(post.headers["Retry-After"].flatMap { Int($0) } ?? 0 >= 1)
-        expectProblem(try c.put("new-one"), status: 503, code: "draining")
+        expectProblem(try fresh().put("new-one"), status: 503, code: "draining")
         // The in-flight request completes.
         try inflight.send(Array(panBody.dropFirst(10)))
         let finished = try inflight.readResponse(method: "POST")
         #expect(finished.status == 200, "\(finished)")
         #expect(finished.json?["state"] as? String == "dragging")
 
-        // Requests on the open connection keep being answered until the server closes it;
-        // nothing but readiness and new sessions is 5xx.
+        // Requests keep being answered until the listener closes; nothing but readiness and new
+        // sessions is 5xx.
         var statuses: [String: [Int]] = [:]
         var i = 0
         loop: while i < 10_000 {
@@ -759,7 +764,7 @@ extension ServiceIntegration.RESTTests {
                 [("GET", "/sessions/s"), ("GET", "/readyz"), ("POST", "/sessions"), ("GET", "/presets")][i % 4]
             i += 1
             do {
-                let r = try c.request(method, path)
+                let r = try fresh().request(method, path)
                 statuses["\(method) \(path)", default: []].append(r.status)
             } catch {
                 break loop  // the server closed the connection: drained

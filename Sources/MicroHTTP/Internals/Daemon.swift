@@ -34,7 +34,7 @@ struct RunningDaemon {
                 cmhd_option_value(MHD_OPTION.CONNECTION_TIMEOUT, configuration.connectionTimeoutSeconds),
                 cmhd_option_value(MHD_OPTION.CONNECTION_MEMORY_LIMIT, configuration.connectionMemoryLimit),
                 cmhd_option_notify_completed(requestCompleted, context.toOpaque()),
-                cmhd_option_uri_log(requestStarted, nil),
+                cmhd_option_uri_log(requestStarted, context.toOpaque()),
                 cmhd_option_unescape(keepEscaped, nil),
             ]
             if configuration.threads > 1 {
@@ -135,8 +135,25 @@ private func admitConnection(
 private func requestStarted(
     _ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?
 ) -> UnsafeMutableRawPointer? {
-    let target = uri.map { String(cString: $0) } ?? ""
-    return Unmanaged.passRetained(RequestState(target: target)).toOpaque()
+    let rawLength = uri.map { strlen($0) } ?? -1
+    var target = uri.map { String(cString: $0) } ?? ""
+    // RFC 9112 §3.2.2: a server must accept the absolute form ("http://host/path"); route by its
+    // path, as if the origin form had been sent.
+    if let first = target.utf8.first, first | 0x20 == UInt8(ascii: "h") { target = originForm(target) }
+    if let cls { Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().inFlight.add(1, ordering: .relaxed) }
+    return Unmanaged.passRetained(RequestState(target: target, targetLength: rawLength)).toOpaque()
+}
+
+/// The origin form of an absolute-form target: the path and query after the authority ("/" when
+/// there is none); any other target is returned as it is.
+func originForm(_ target: String) -> String {
+    let lower = target.prefix(8).lowercased()
+    let schemeLength = lower.hasPrefix("http://") ? 7 : lower.hasPrefix("https://") ? 8 : 0
+    guard schemeLength > 0 else { return target }
+    let rest = target.utf8.dropFirst(schemeLength)
+    guard let slash = rest.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }) else { return "/" }
+    let tail = String(target[slash...])
+    return tail.hasPrefix("?") ? "/" + tail : tail
 }
 
 /// Completed callback: the request is over (answered, aborted, timed out or shut down).
@@ -145,6 +162,7 @@ private func requestCompleted(
     _ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ termination: MHD_RequestTerminationCode
 ) {
     guard let context, let state = context.pointee else { return }
+    if let cls { Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().inFlight.subtract(1, ordering: .relaxed) }
     let request = Unmanaged<RequestState>.fromOpaque(state)
     // A body that stalled until its deadline is closed by libmicrohttpd's timeout, not by us.
     if termination == .REQUEST_TERMINATED_TIMEOUT_REACHED, let cls,
@@ -194,6 +212,20 @@ private func handleAccess(
             // The head itself took longer than the whole request may (a slow-header client).
             request.phase = .answered
             return queue(requestTimedOut(core), closing: true, on: connection, core: core)
+        }
+        // libmicrohttpd hands the target over NUL-terminated in the line's buffer, right before
+        // the version: a NUL inside the target would cut it short unseen ("/sessions/a\0junk" →
+        // "/sessions/a"). The version then starts later than the target's end (RFC 9112 §3.2:
+        // a target has no NUL).
+        if let url, let version, request.targetLength >= 0,
+            UnsafeRawPointer(version) - UnsafeRawPointer(url) != request.targetLength + 1
+        {
+            request.phase = .answered
+            return queue(
+                Problem.response(
+                    status: 400, title: "Bad Request",
+                    detail: "The request line is malformed (a control character or extra space in the target)."),
+                closing: true, on: connection, core: core)
         }
         let head = HTTPRequestHead(
             method: method.map { String(cString: $0) } ?? "",

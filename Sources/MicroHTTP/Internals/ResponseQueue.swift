@@ -16,7 +16,10 @@ enum QueueOutcome {
 /// Queues `response` on the connection; falls back to a 500 problem (closing the connection) when
 /// the response cannot be sent as given, and to closing the connection when even that fails.
 func queue(_ response: HTTPResponse, closing: Bool, on connection: OpaquePointer, core: ServerCore) -> MHD_Result {
-    switch queueOnce(response, closing: closing || response.closesConnection, on: connection, core: core) {
+    // Once draining, every answer closes its connection: a client's next request then goes to a
+    // new connection (and, once quiesced, another instance) instead of one that stopping would cut.
+    let closing = closing || response.closesConnection || core.closesAfterAnswer.load(ordering: .relaxed)
+    switch queueOnce(response, closing: closing, on: connection, core: core) {
     case .queued:
         return MHD_Result.YES
     case .failed:

@@ -16,6 +16,9 @@ final class ServerCore: Sendable {
     /// policy callback for every new connection (a relaxed load: a connection accepted an instant
     /// after quiescing is served normally, which is harmless).
     let isAccepting = Atomic(true)
+    /// Requests between their request line and libmicrohttpd's completed callback (answered and
+    /// sent, or aborted): what stopping waits for so that no answer already made is cut off.
+    let inFlight = Atomic(0)
 
     init(configuration: HTTPServer.Configuration, responder: any HTTPResponder) {
         self.responder = responder
@@ -31,6 +34,15 @@ final class ServerCore: Sendable {
         guard left > .zero else { return (0, true) }
         let (seconds, attoseconds) = left.components
         return (UInt32(clamping: seconds + (attoseconds > 0 ? 1 : 0)), false)
+    }
+
+    /// Whether every answer closes its connection (draining: clients move to new connections).
+    let closesAfterAnswer = Atomic(false)
+
+    /// Refuses new connections from now on (see `HTTPServer.quiesce()`).
+    func quiesce() {
+        closesAfterAnswer.store(true, ordering: .relaxed)
+        isAccepting.store(false, ordering: .relaxed)
     }
 
     /// Records a stream that is about to be queued; if the server is already stopping, the stream
@@ -58,6 +70,29 @@ final class ServerCore: Sendable {
             return Array(registry.open.values)
         }
         for stream in ended { stream.endForServerStop() }
+    }
+
+    /// Waits (sleeping 1 ms at a time) until no request is in flight or `timeout` has passed.
+    /// After `quiesce` every answer carries `Connection: close`, so keep-alive clients leave
+    /// after their current request and the count falls to zero.
+    ///
+    /// The count must stay at zero for `quiet` before this returns: a client whose connection was
+    /// accepted just before quiescing may still be sending its request line (measured by
+    /// scripts/drain-test: requests read a few ms after the count first fell to zero were cut).
+    func waitForRequests(timeout: Duration, quiet: Duration = .milliseconds(50)) {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        var quietSince: ContinuousClock.Instant?
+        while clock.now < deadline {
+            if inFlight.load(ordering: .relaxed) > 0 {
+                quietSince = nil
+            } else if let since = quietSince {
+                if clock.now - since >= quiet { return }
+            } else {
+                quietSince = clock.now
+            }
+            Sleep.milliseconds(1)
+        }
     }
 
     /// Waits (sleeping 1 ms at a time) until every stream has flushed and been freed, or until
@@ -96,6 +131,8 @@ final class RequestState {
 
     /// The raw request target, captured before libmicrohttpd splits or unescapes it.
     let target: String
+    /// The bytes of the target as libmicrohttpd's C string had them (−1: unknown).
+    let targetLength: Int
     var phase = Phase.awaitingHead
     var head: HTTPRequestHead?
     var body: [UInt8] = []
@@ -105,7 +142,8 @@ final class RequestState {
     /// When the request line was parsed (this object is made right then).
     let receivedAt = ContinuousClock.Instant.now
 
-    init(target: String) {
+    init(target: String, targetLength: Int) {
         self.target = target
+        self.targetLength = targetLength
     }
 }
