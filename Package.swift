@@ -2,7 +2,8 @@
 import PackageDescription
 
 /// sheetd: bottom-sheet physics served over HTTP.
-/// Graph: sheetd → SheetService → {MicroHTTP → CMicroHTTPD, SheetPhysics}. No back edges.
+/// Graph: sheetd → SheetService → {MicroHTTP → CMicroHTTPD, SheetPhysics, RedisClient → CHiredis}.
+/// No back edges.
 let package = Package(
     name: "sheetd",
     platforms: [.macOS(.v14)],
@@ -28,9 +29,10 @@ let package = Package(
         ),
         .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD"]),
         // hiredis for the optional Redis session store; only RedisClient imports it.
+        // No pkgConfig: hiredis.pc's -D_FILE_OFFSET_BITS=64 is a flag SwiftPM prohibits (a warning
+        // on every build); shim.h includes <hiredis/hiredis.h> from the default include path.
         .systemLibrary(
             name: "CHiredis",
-            pkgConfig: "hiredis",
             providers: [.apt(["libhiredis-dev"])]
         ),
         .target(name: "RedisClient", dependencies: ["CHiredis"]),
@@ -44,6 +46,7 @@ let package = Package(
             dependencies: [
                 "MicroHTTP",
                 "SheetPhysics",
+                "RedisClient",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

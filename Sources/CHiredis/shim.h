@@ -6,7 +6,8 @@
 #include <pthread.h>
 #include <signal.h>
 #include <time.h>
-#include <hiredis.h>
+// <hiredis/hiredis.h> rather than <hiredis.h>: found without pkg-config's -I/usr/include/hiredis.
+#include <hiredis/hiredis.h>
 
 /*
  * redisGetReply without SIGPIPE.
@@ -19,13 +20,20 @@
  * for the call; one SIGPIPE the call raised is then consumed (the write itself
  * fails with EPIPE, which hiredis reports as an I/O error) and the thread's
  * signal mask restored. A SIGPIPE already pending before the call is left
- * alone.
+ * alone. With nothing left to write (the later replies of a pipeline), the
+ * call cannot raise SIGPIPE and goes straight to redisGetReply.
  *
  * Returns redisGetReply's result (REDIS_OK or REDIS_ERR); *error_number gets
  * the errno the call left (EAGAIN when a socket timeout expired).
  */
 static inline int chiredis_get_reply(redisContext *context, void **reply, int *error_number)
 {
+    if (context->obuf == NULL || sdslen(context->obuf) == 0) {
+        errno = 0;
+        int result = redisGetReply(context, reply);
+        *error_number = errno;
+        return result;
+    }
     sigset_t sigpipe, previous, pending;
     sigemptyset(&sigpipe);
     sigaddset(&sigpipe, SIGPIPE);

@@ -1,3 +1,163 @@
-import CHiredis
+import Synchronization
 
-// Placeholder while the client is written: replaced by RedisConnection.
+/// A synchronous connection to one Redis server, safe to share between threads: one hiredis
+/// context behind a mutex, so concurrent callers take turns.
+///
+/// Every call is bounded: connecting and each socket read or write give up after `timeout`
+/// seconds, so a dead or stalled Redis costs a caller about one timeout (two when a stale
+/// connection is replaced and the new one stalls too), never a hang. A broken connection (Redis
+/// restarted, the connection was reset) is replaced once, transparently, and the call repeated;
+/// after a timeout the connection is dropped and the next call connects again.
+///
+/// Callers queued on the mutex behind a call that failed do not each wait a timeout in turn: for
+/// `timeout` seconds after a failure to reach Redis, calls fail at once with that error, then
+/// the next call tries to connect again.
+public final class RedisConnection: Sendable {
+    /// The server this connection talks to.
+    public let endpoint: RedisEndpoint
+    /// Seconds allowed for connecting and for each socket read or write.
+    public let timeout: Double
+    private let link: Mutex<Link>
+
+    /// The connection's state, behind the mutex.
+    private struct Link {
+        /// The live context, or nil after a failure until the next call connects again.
+        var context: HiredisContext?
+        /// The last failure and when it happened, while no context replaced the failed one.
+        var failure: (error: RedisError, at: ContinuousClock.Instant)?
+    }
+
+    /// Connects to `endpoint` (and selects its database), failing with `.unreachable` when that is
+    /// not possible within `timeout` seconds; `timeout` must be at least 0.001.
+    public init(endpoint: RedisEndpoint, timeout: Double = 1.0) throws(RedisError) {
+        guard timeout.isFinite, timeout >= 0.001 else {
+            throw RedisError(
+                .invalidArgument, function: "RedisConnection(endpoint:timeout:)",
+                reason: "the timeout must be at least 0.001 seconds, not \(timeout)")
+        }
+        self.endpoint = endpoint
+        self.timeout = timeout
+        link = Mutex(Link(context: try HiredisContext.connect(to: endpoint, timeout: timeout)))
+    }
+
+    /// PING: throws unless Redis answers PONG.
+    public func ping() throws(RedisError) {
+        let command = RedisCommand.text(["PING"])
+        let reply = try execute([command])[0]
+        guard reply == .status("PONG") else { throw unexpected(reply, to: command) }
+    }
+
+    /// GET: the value stored at `key` (any bytes, including NUL), or nil when there is none.
+    public func get(_ key: String) throws(RedisError) -> [UInt8]? {
+        let command = RedisCommand(arguments: [Array("GET".utf8), Array(key.utf8)])
+        switch try execute([command])[0] {
+        case .bulk(let value): return value
+        case .null: return nil
+        case let reply: throw unexpected(reply, to: command)
+        }
+    }
+
+    /// SET: stores `value` (any bytes) at `key`, expiring after `ttlSeconds` (which must be positive)
+    /// or never when nil. Replaces any earlier value and expiry.
+    public func set(_ key: String, _ value: [UInt8], ttlSeconds: Int?) throws(RedisError) {
+        let command = RedisCommand.set(key, value, ttlSeconds: ttlSeconds)
+        try expectOK(try execute([command])[0], to: command)
+    }
+
+    /// DEL: removes `key`; removing a missing key is not an error.
+    public func delete(_ key: String) throws(RedisError) {
+        let command = RedisCommand.delete(key)
+        let reply = try execute([command])[0]
+        guard case .integer = reply else { throw unexpected(reply, to: command) }
+    }
+
+    /// SET for every item, pipelined: all commands in one write, then all replies. Every item is
+    /// attempted; if Redis refused some, the first refusal is thrown after the rest were read.
+    public func setMany(_ items: [(key: String, value: [UInt8])], ttlSeconds: Int?) throws(RedisError) {
+        if items.isEmpty { return }
+        let commands = items.map { RedisCommand.set($0.key, $0.value, ttlSeconds: ttlSeconds) }
+        var firstFailure: RedisError?
+        for (command, reply) in zip(commands, try execute(commands)) {
+            do throws(RedisError) {
+                try expectOK(reply, to: command)
+            } catch {
+                if firstFailure == nil { firstFailure = error }
+            }
+        }
+        if let firstFailure { throw firstFailure }
+    }
+
+    /// Any command, e.g. `["TTL", key]`, for tests and diagnostics; error replies are returned.
+    func command(_ arguments: [String]) throws(RedisError) -> RedisReply {
+        try execute([.text(arguments)])[0]
+    }
+
+    /// Sends `commands` pipelined and returns one reply each (error replies included). Connects
+    /// first when there is no connection; replaces a broken reused connection once and repeats.
+    /// Within `timeout` seconds of a failure, fails at once with that failure instead.
+    func execute(_ commands: [RedisCommand]) throws(RedisError) -> [RedisReply] {
+        try link.withLock { (link: inout Link) throws(RedisError) -> [RedisReply] in
+            if link.context == nil, let failure = link.failure {
+                let elapsed = failure.at.duration(to: .now)
+                if elapsed < .seconds(timeout) {
+                    throw RedisError(
+                        failure.error.kind, function: failure.error.function,
+                        reason: "\(failure.error.reason) (not tried again within \(timeout) s of that failure)")
+                }
+            }
+            do throws(RedisError) {
+                let replies = try Self.execute(commands, on: &link.context, endpoint: endpoint, timeout: timeout)
+                link.failure = nil
+                return replies
+            } catch {
+                link.failure = (error, .now)
+                throw error
+            }
+        }
+    }
+
+    /// `execute` on `context`, which is replaced when missing or broken and left nil on failure.
+    private static func execute(
+        _ commands: [RedisCommand], on context: inout HiredisContext?, endpoint: RedisEndpoint, timeout: Double
+    ) throws(RedisError) -> [RedisReply] {
+        let reused = context != nil
+        let current: HiredisContext
+        if let context {
+            current = context
+        } else {
+            current = try HiredisContext.connect(to: endpoint, timeout: timeout)
+        }
+        context = current
+        do throws(RedisError) {
+            return try current.pipeline(commands)
+        } catch {
+            context = nil
+            // A reused connection Redis closed while idle (a restart, a client timeout) is worth
+            // one more try; a fresh one that broke, or a timeout, is not.
+            guard reused, error.kind == .disconnected else { throw error }
+        }
+        let replacement = try HiredisContext.connect(to: endpoint, timeout: timeout)
+        context = replacement
+        do throws(RedisError) {
+            return try replacement.pipeline(commands)
+        } catch {
+            context = nil
+            throw error
+        }
+    }
+
+    /// Throws unless `reply` is +OK.
+    private func expectOK(_ reply: RedisReply, to command: RedisCommand) throws(RedisError) {
+        guard reply == .status("OK") else { throw unexpected(reply, to: command) }
+    }
+
+    /// The error for a reply a command does not return: Redis's own error, or a type mismatch.
+    private func unexpected(_ reply: RedisReply, to command: RedisCommand) -> RedisError {
+        if case .error(let message) = reply {
+            return RedisError(
+                .errorReply, function: command.name, reason: "\(endpoint.address) replied \"\(message)\"")
+        }
+        return RedisError(
+            .unexpectedReply, function: command.name, reason: "\(endpoint.address) replied with \(reply.summary)")
+    }
+}

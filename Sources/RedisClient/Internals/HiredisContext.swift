@@ -1,0 +1,192 @@
+import CHiredis
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One blocking hiredis connection: the only owner of its `redisContext *`, freed in deinit. Each C
+/// call is behind one method here, and a failed call becomes one `RedisError` naming it. Not
+/// thread-safe: `RedisConnection` keeps it behind its mutex.
+///
+/// After any failed C call hiredis leaves the context unusable (`isBroken`); the owner drops it.
+final class HiredisContext {
+    private let context: UnsafeMutablePointer<redisContext>
+    private let endpoint: RedisEndpoint
+    private let timeout: Double
+
+    private init(context: UnsafeMutablePointer<redisContext>, endpoint: RedisEndpoint, timeout: Double) {
+        self.context = context
+        self.endpoint = endpoint
+        self.timeout = timeout
+    }
+
+    deinit { redisFree(context) }
+
+    /// Connects within `timeout` seconds, gives every later socket read and write the same timeout,
+    /// turns on TCP keep-alive and selects the endpoint's database.
+    static func connect(to endpoint: RedisEndpoint, timeout: Double) throws(RedisError) -> HiredisContext {
+        let connection = try open(endpoint, timeout: timeout)
+        try connection.setTimeout()
+        try connection.enableKeepAlive()
+        if endpoint.database != 0 {
+            let select = RedisCommand.text(["SELECT", String(endpoint.database)])
+            if case .error(let message) = try connection.pipeline([select])[0] {
+                throw RedisError(
+                    .errorReply, function: "SELECT",
+                    reason: "database \(endpoint.database) on \(endpoint.address): Redis replied \"\(message)\"")
+            }
+        }
+        return connection
+    }
+
+    /// True once a C call failed: hiredis's `err` is set for good and the connection must be dropped.
+    var isBroken: Bool { context.pointee.err != 0 }
+
+    /// Sends `commands` in one write and reads one reply each. Error replies are returned, not
+    /// thrown; a failed C call throws (and leaves the context broken).
+    func pipeline(_ commands: [RedisCommand]) throws(RedisError) -> [RedisReply] {
+        for command in commands { try append(command) }
+        var replies: [RedisReply] = []
+        replies.reserveCapacity(commands.count)
+        for command in commands { replies.append(try reply(to: command)) }
+        return replies
+    }
+
+    // MARK: One function per C call
+
+    /// redisConnectWithTimeout: a blocking context, connected within `timeout`.
+    private static func open(_ endpoint: RedisEndpoint, timeout: Double) throws(RedisError) -> HiredisContext {
+        guard let context = redisConnectWithTimeout(endpoint.host, Int32(endpoint.port), timeval(seconds: timeout))
+        else {
+            throw RedisError(
+                .unreachable, function: "redisConnectWithTimeout",
+                reason: "\(endpoint.address): could not allocate the context")
+        }
+        // The owner from here on: a throw below frees the context in deinit.
+        let connection = HiredisContext(context: context, endpoint: endpoint, timeout: timeout)
+        if connection.isBroken {
+            throw RedisError(
+                .unreachable, function: "redisConnectWithTimeout",
+                reason: "\(endpoint.address): \(connection.errorText)")
+        }
+        return connection
+    }
+
+    /// redisSetTimeout: SO_RCVTIMEO and SO_SNDTIMEO, so a stalled Redis fails a command instead of
+    /// blocking it (the connect timeout alone does not cover commands in hiredis 0.14).
+    private func setTimeout() throws(RedisError) {
+        guard redisSetTimeout(context, timeval(seconds: timeout)) == REDIS_OK else {
+            throw RedisError(.unreachable, function: "redisSetTimeout", reason: "\(endpoint.address): \(errorText)")
+        }
+    }
+
+    /// redisEnableKeepAlive: TCP keep-alive probes, so an idle connection to a vanished host is
+    /// noticed by the kernel.
+    private func enableKeepAlive() throws(RedisError) {
+        guard redisEnableKeepAlive(context) == REDIS_OK else {
+            throw RedisError(
+                .unreachable, function: "redisEnableKeepAlive", reason: "\(endpoint.address): \(errorText)")
+        }
+    }
+
+    /// redisAppendCommandArgv: formats `command` into the output buffer (nothing is sent yet).
+    private func append(_ command: RedisCommand) throws(RedisError) {
+        let status = Self.withArgv(command.arguments) { argv, lengths in
+            redisAppendCommandArgv(context, Int32(argv.count), &argv, lengths)
+        }
+        guard status == REDIS_OK else {
+            throw RedisError(
+                .disconnected, function: "redisAppendCommandArgv",
+                reason: "\(command.name) to \(endpoint.address): \(errorText)")
+        }
+    }
+
+    /// redisGetReply (through `chiredis_get_reply`, which keeps SIGPIPE from ending the process):
+    /// writes what was appended, then reads the next reply and frees hiredis's copy of it.
+    private func reply(to command: RedisCommand) throws(RedisError) -> RedisReply {
+        var raw: UnsafeMutableRawPointer?
+        var failure: Int32 = 0
+        let status = chiredis_get_reply(context, &raw, &failure)
+        guard status == REDIS_OK, let raw else {
+            let timedOut =
+                context.pointee.err == REDIS_ERR_IO
+                && (failure == EAGAIN || failure == EWOULDBLOCK || failure == ETIMEDOUT)
+            if timedOut {
+                throw RedisError(
+                    .timedOut, function: "redisGetReply",
+                    reason: "\(command.name) to \(endpoint.address): no answer within \(timeout) s")
+            }
+            throw RedisError(
+                .disconnected, function: "redisGetReply",
+                reason: "\(command.name) to \(endpoint.address): \(isBroken ? errorText : "no reply")")
+        }
+        defer { freeReplyObject(raw) }
+        return Self.convert(raw.assumingMemoryBound(to: redisReply.self))
+    }
+
+    /// hiredis's message for the failed call (`errstr`).
+    private var errorText: String {
+        withUnsafeBytes(of: context.pointee.errstr) { bytes in
+            String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+        }
+    }
+
+    /// A copy of `reply` and its elements (the caller frees the original).
+    private static func convert(_ reply: UnsafeMutablePointer<redisReply>) -> RedisReply {
+        let value = reply.pointee
+        func bytes() -> [UInt8] {
+            guard let text = value.str, value.len > 0 else { return [] }
+            return Array(UnsafeRawBufferPointer(start: text, count: value.len))
+        }
+        switch value.type {
+        case REDIS_REPLY_STRING: return .bulk(bytes())
+        case REDIS_REPLY_STATUS: return .status(String(decoding: bytes(), as: UTF8.self))
+        case REDIS_REPLY_ERROR: return .error(String(decoding: bytes(), as: UTF8.self))
+        case REDIS_REPLY_INTEGER: return .integer(value.integer)
+        case REDIS_REPLY_ARRAY:
+            guard let elements = value.element else { return .array([]) }
+            return .array((0..<value.elements).map { elements[$0].map(convert) ?? .null })
+        default: return .null
+        }
+    }
+
+    /// Calls `body` with C pointers to every argument and their lengths, valid only during the call.
+    private static func withArgv<Result>(
+        _ arguments: [[UInt8]],
+        _ body: (inout [UnsafePointer<CChar>?], [Int]) -> Result
+    ) -> Result {
+        var pointers: [UnsafePointer<CChar>?] = []
+        pointers.reserveCapacity(arguments.count)
+        return collect(arguments[...], into: &pointers) { pointers in
+            body(&pointers, arguments.map(\.count))
+        }
+    }
+
+    /// Pins one argument after another (nested closures), then calls `body` with all of them.
+    private static func collect<Result>(
+        _ arguments: ArraySlice<[UInt8]>,
+        into pointers: inout [UnsafePointer<CChar>?],
+        _ body: (inout [UnsafePointer<CChar>?]) -> Result
+    ) -> Result {
+        guard let first = arguments.first else { return body(&pointers) }
+        return first.withUnsafeBufferPointer { buffer in
+            // An empty argument has no storage; hiredis copies 0 bytes, from any valid address.
+            let start = UnsafeRawPointer(buffer.baseAddress ?? emptyArgument.utf8Start)
+            pointers.append(start.assumingMemoryBound(to: CChar.self))
+            return collect(arguments.dropFirst(), into: &pointers, body)
+        }
+    }
+
+    private static let emptyArgument: StaticString = ""
+}
+
+extension timeval {
+    /// `seconds` as a timeval (whole seconds and microseconds).
+    fileprivate init(seconds: Double) {
+        let whole = seconds.rounded(.down)
+        let micro = min(((seconds - whole) * 1_000_000).rounded(.down), 999_999)
+        self.init(tv_sec: time_t(whole), tv_usec: suseconds_t(micro))
+    }
+}
