@@ -37,6 +37,11 @@ public struct ServiceConfiguration: Sendable {
     /// `Authorization: Bearer <token>` (or the API key): clients cannot reach each other's sessions
     /// even when they learn an id. Off by default.
     public var sessionTokens = false
+    /// Where sessions are kept beyond this process: nil keeps them in memory only (lost with the
+    /// process); "redis://host:port[/db]" also writes them to Redis (on creation, on every
+    /// release, show and dismiss, and on drain) and loads from there a session this process does
+    /// not hold, so another instance, or this one after a restart, carries on with it.
+    public var store: String?
     /// Seconds a Retry-After header asks a client to wait.
     public var retryAfter = 1
 

@@ -50,6 +50,14 @@ final class ServiceMetrics: Sendable {
     let rejectedFraming: CoreMetrics.Counter
     /// Requests whose body was still arriving at the request deadline (connection closed).
     let cutOff: CoreMetrics.Counter
+    /// Sessions this process loaded from the archive (a request for a session it did not hold).
+    let sessionsRestored: CoreMetrics.Counter
+    /// Archive reads that failed (the store could not be reached: 503).
+    let storeErrors: CoreMetrics.Counter
+    /// The archive's write-behind: written, failed and pending (sampled when /metrics is read).
+    let storeWritten: CoreMetrics.Gauge
+    let storeFailed: CoreMetrics.Gauge
+    let storePending: CoreMetrics.Gauge
     let framesSent: CoreMetrics.Counter
     /// Frames a slow reader never got: its unsent frames were replaced by the latest one.
     let framesDropped: CoreMetrics.Counter
@@ -84,6 +92,11 @@ final class ServiceMetrics: Sendable {
         animationsStarted = CoreMetrics.Counter(label: "sheetd_animations_started_total", factory: factory)
         rejectedFraming = CoreMetrics.Counter(label: "sheetd_requests_rejected_framing_total", factory: factory)
         cutOff = CoreMetrics.Counter(label: "sheetd_requests_cut_off_total", factory: factory)
+        sessionsRestored = CoreMetrics.Counter(label: "sheetd_sessions_restored_total", factory: factory)
+        storeErrors = CoreMetrics.Counter(label: "sheetd_store_errors_total", factory: factory)
+        storeWritten = CoreMetrics.Gauge(label: "sheetd_store_written", factory: factory)
+        storeFailed = CoreMetrics.Gauge(label: "sheetd_store_failed", factory: factory)
+        storePending = CoreMetrics.Gauge(label: "sheetd_store_pending", factory: factory)
         framesSent = CoreMetrics.Counter(label: "sheetd_frames_sent_total", factory: factory)
         framesDropped = CoreMetrics.Counter(label: "sheetd_frames_dropped_total", factory: factory)
         framesSkipped = CoreMetrics.Counter(label: "sheetd_frames_skipped_total", factory: factory)

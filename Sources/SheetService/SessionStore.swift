@@ -16,11 +16,15 @@ final class SessionProfile: Sendable {
     /// The snapshot's members that never change (preset … detents), pre-rendered as JSON
     /// members without braces, so a snapshot costs only its moving parts.
     let staticMembers: [UInt8]
+    /// The configuration as sent, re-rendered as JSON members without braces (what the session
+    /// archive stores, so another process rebuilds the same profile).
+    let configurationMembers: [UInt8]
 
-    init(model: SheetModel, clock: SessionClock) {
+    init(model: SheetModel, clock: SessionClock, configurationMembers: [UInt8] = []) {
         self.model = model
         self.clock = clock
         self.staticMembers = Wire.staticMembers(model: model, clock: clock)
+        self.configurationMembers = configurationMembers
     }
 }
 
@@ -35,6 +39,9 @@ struct SessionRecord: Sendable {
     /// Server seconds at which the newest animation's t = 0 fell (its start time on the server
     /// clock; the receive time of its event on the client clock).
     var origin = 0.0
+    /// How many times the session was written to the archive (0: never); another process that
+    /// wrote a higher version holds a newer state.
+    var version = 0
     static let recentLimit = 4
 
     init(sheet: SheetSession) { self.sheet = sheet }
@@ -68,11 +75,22 @@ final class SessionBox: Sendable {
     /// The bearer token that opens this session's routes (nil: none; `--session-tokens` is off).
     let token: String?
 
-    init(id: String, profile: SessionProfile, session: SheetSession, now: Double, token: String? = nil) {
+    /// Whether the session came from the archive (another process may since have changed it
+    /// there, so its gestures start by checking the archive's version).
+    let restored: Bool
+
+    convenience init(id: String, profile: SessionProfile, session: SheetSession, now: Double, token: String? = nil) {
+        self.init(id: id, profile: profile, record: SessionRecord(sheet: session), now: now, token: token)
+    }
+
+    init(
+        id: String, profile: SessionProfile, record: SessionRecord, now: Double, token: String?, restored: Bool = false
+    ) {
         self.id = id
         self.profile = profile
         self.token = token
-        self.record = Mutex(SessionRecord(sheet: session))
+        self.restored = restored
+        self.record = Mutex(record)
         self.touched = Atomic(now.bitPattern)
     }
 
@@ -204,7 +222,16 @@ final class ProfileCache: Sendable {
     /// The profile and the initial session for a configuration body, decoded once per distinct body.
     func configuration(_ body: [UInt8]) throws(Problem) -> (SessionProfile, SheetSession) {
         if let hit = entries.withLock({ $0[body] }) { return hit }
-        let decoded = try Decode.configuration(try Decode.json(body))
+        let json = try Decode.json(body)
+        var (profile, session) = try Decode.configuration(json)
+        var members = JSONWriter(capacity: body.count + 16)
+        if let json { members.value(json) }
+        // "{…}" → "…": the members, so the archive can write them inside its own braces.
+        let rendered = members.takeBytes()
+        profile = SessionProfile(
+            model: profile.model, clock: profile.clock,
+            configurationMembers: rendered.count >= 2 ? Array(rendered.dropFirst().dropLast()) : [])
+        let decoded = (profile, session)
         entries.withLock { table in
             if table.count >= Self.capacity { table.removeAll(keepingCapacity: true) }
             table[body] = decoded

@@ -22,6 +22,8 @@ package final class SheetResponder: HTTPResponder {
     private let allowAnyOrigin: Bool
     /// The API key's bytes (nil: no key required).
     private let apiKey: [UInt8]?
+    /// Where sessions are kept beyond this process (nil: memory only).
+    let archive: (any SessionArchive)?
 
     package init(configuration: ServiceConfiguration, logger: Logger, clock: ServerClock) throws {
         self.configuration = configuration
@@ -35,6 +37,9 @@ package final class SheetResponder: HTTPResponder {
         self.clientModule = try Self.resource("sheet-client", "js")
         self.allowAnyOrigin = configuration.corsOrigins.contains("*")
         self.apiKey = configuration.apiKey.map { Array($0.utf8) }
+        self.archive = try configuration.store.map { url in
+            try RedisSessionArchive(url: url, ttlSeconds: Int(configuration.sessionTTL.rounded(.up)))
+        }
         self.pacer = FramePacer(clock: clock, keepAliveInterval: configuration.keepAliveInterval)
     }
 
@@ -234,7 +239,7 @@ package final class SheetResponder: HTTPResponder {
         if let apiKey, let presented, Self.equalInConstantTime(presented, apiKey) { return }
         // A session's token opens that session's routes (not creation: PUT of a new id needs the
         // key when there is one, and otherwise is open as POST is).
-        if configuration.sessionTokens, let id, route != .sessions, let box = store.get(id), let token = box.token {
+        if configuration.sessionTokens, let id, route != .sessions, let box = try? session(id), let token = box.token {
             if let presented, Self.equalInConstantTime(presented, Array(token.utf8)) { return }
             throw Problem.unauthorized(
                 presented == nil
@@ -393,6 +398,11 @@ package final class SheetResponder: HTTPResponder {
             return Self.json(200, #"{"status":"ok"}"#)
         case .metrics:
             metrics.liveSessions.record(store.count)
+            if let s = archive?.statistics {
+                metrics.storeWritten.record(s.written)
+                metrics.storeFailed.record(s.failed)
+                metrics.storePending.record(s.pending)
+            }
             return Self.bytes(200, "text/plain; version=0.0.4; charset=utf-8", metrics.exposition())
         case .sessions: return try createSession(request)
         case .session:
@@ -440,6 +450,7 @@ package final class SheetResponder: HTTPResponder {
             switch store.insertNew(box) {
             case true?:
                 metrics.sessionsCreated.increment()
+                box.record.withLock { save(box, &$0) }
                 var r = snapshotResponse(201, box, at: now, token: token)
                 r.headers.append(name: "Location", value: "/sessions/\(id)")
                 return r
@@ -483,11 +494,19 @@ package final class SheetResponder: HTTPResponder {
         switch store.put(box) {
         case .created:
             metrics.sessionsCreated.increment()
+            box.record.withLock { save(box, &$0) }
             var r = snapshotResponse(201, box, at: now, token: token)
             r.headers.append(name: "Location", value: "/sessions/\(id)")
             return r
         case let .replaced(old):
-            old.record.withLock { $0.closeStreams(reason: "replaced", now: now) }
+            let version = old.record.withLock { r in
+                r.closeStreams(reason: "replaced", now: now)
+                return r.version
+            }
+            box.record.withLock { r in
+                r.version = version
+                save(box, &r)
+            }
             return snapshotResponse(200, box, at: now, token: token)
         case .full:
             throw full
@@ -495,15 +514,98 @@ package final class SheetResponder: HTTPResponder {
     }
 
     private func deleteSession(_ id: String) throws -> HTTPResponse {
-        guard let box = store.remove(id) else { throw Problem.sessionNotFound(id) }
+        guard let box = store.remove(id) else {
+            // Held only in the archive (by another instance before): removed there.
+            guard let archive, try stored(id) != nil else { throw Problem.sessionNotFound(id) }
+            archive.remove(id)
+            return HTTPResponse(status: 204)
+        }
         let now = clock.now
         box.record.withLock { $0.closeStreams(reason: "deleted", now: now) }
+        archive?.remove(id)
         return HTTPResponse(status: 204)
     }
 
+    /// The session `id`: from memory, or else from the archive (then kept in memory).
     private func session(_ id: String) throws(Problem) -> SessionBox {
-        guard let box = store.get(id) else { throw Problem.sessionNotFound(id) }
-        return box
+        if let box = store.get(id) { return box }
+        guard archive != nil, let restored = try stored(id) else { throw Problem.sessionNotFound(id) }
+        switch store.insertNew(restored.box) {
+        case true?:
+            metrics.sessionsRestored.increment()
+            return restored.box
+        case false?:
+            // Another request restored it meanwhile.
+            return try session(id)
+        case nil:
+            throw full
+        }
+    }
+
+    /// The archive's copy of `id`, decoded onto this process's clocks; nil when there is none (or
+    /// it cannot be read: logged, and the session counts as gone).
+    private func stored(_ id: String) throws(Problem) -> ArchiveCodec.Restored? {
+        guard let archive else { return nil }
+        let bytes: [UInt8]?
+        do {
+            bytes = try archive.load(id)
+        } catch {
+            metrics.storeErrors.increment()
+            logger.error("session store: loading \(id) failed: \(error)")
+            throw Problem(
+                status: 503, code: "store-unavailable",
+                detail: "the session store cannot be reached, so session \(id) cannot be loaded; retry shortly",
+                headers: [("Retry-After", String(configuration.retryAfter))])
+        }
+        guard let bytes else { return nil }
+        do {
+            return try ArchiveCodec.decode(
+                bytes, id: id, profiles: profiles, serverNow: clock.now, wallNow: Date().timeIntervalSince1970)
+        } catch {
+            logger.error("session store: the stored session \(id) cannot be read: \(error)")
+            return nil
+        }
+    }
+
+    /// A session that came from the archive may have moved on in another process since (a client
+    /// routed there while this one was away): where the archive holds a newer version, that one
+    /// replaces it, keeping its open streams. Called where a gesture or an animation starts, never
+    /// on `changed` (which must not wait on the store).
+    private func current(_ box: SessionBox) throws(Problem) -> SessionBox {
+        guard box.restored, archive != nil, let newer = try stored(box.id) else { return box }
+        let streams: [FrameStream]? = box.record.withLock { r in
+            guard newer.version > r.version else { return nil }
+            defer { r.streams = [] }
+            return r.streams
+        }
+        guard let streams else { return box }
+        newer.box.record.withLock { $0.streams = streams }
+        _ = store.put(newer.box)
+        logger.notice("session \(box.id): a newer version was in the store; took it over")
+        return newer.box
+    }
+
+    /// Writes the session to the archive, if there is one (the caller holds its lock: `r`).
+    /// Versions are microseconds of wall time, kept increasing, so that any process's later
+    /// write outranks an earlier one.
+    private func save(_ box: SessionBox, _ r: inout SessionRecord) {
+        guard let archive else { return }
+        let wall = Date().timeIntervalSince1970
+        r.version = max(r.version + 1, Int(wall * 1e6))
+        archive.save(
+            box.id, ArchiveCodec.encode(box, r, version: r.version, serverNow: clock.now, wallNow: wall))
+    }
+
+    /// Writes every live session to the archive and waits for the writes (the drain's last step).
+    func saveAll(timeout: Double) {
+        guard let archive else { return }
+        let boxes = store.all()
+        for box in boxes { box.record.withLock { save(box, &$0) } }
+        let flushed = archive.flush(timeout: timeout)
+        let s = archive.statistics
+        logger.info(
+            "session store: \(boxes.count) sessions written on drain (\(flushed ? "all flushed" : "flush timed out"); written \(s.written), failed \(s.failed), pending \(s.pending))"
+        )
     }
 
     private func getSession(_ id: String) throws -> HTTPResponse {
@@ -536,6 +638,9 @@ package final class SheetResponder: HTTPResponder {
             // requests may take the lock in the other order than they were received).
             let time = box.profile.clock == .client ? clientTime! : max(now, r.sheet.lastTime)
             let outcome = r.sheet.handle(event, at: time)
+            // Releases, shows and dismisses change what a restart must keep; drags do not (they
+            // are kept by the drain).
+            if case .settle = outcome.action { save(box, &r) }
             // Frame streams hear of it under the same lock, so they see events in order.
             if let a = outcome.animation {
                 let origin = box.profile.clock == .server ? a.startTime : now
@@ -570,15 +675,16 @@ package final class SheetResponder: HTTPResponder {
 
     private func pan(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
         let json = try Decode.json(request.body)
-        let box = try session(id)
+        var box = try session(id)
         let (event, time) = try Decode.pan(json, preset: box.profile.model.preset, clock: box.profile.clock)
+        if event.phase == .began { box = try current(box) }
         let outcome = try apply(box, .pan(event), clientTime: time, receivedAt: request.receivedAt)
         return resultResponse(outcome, phase: event.phase)
     }
 
     private func show(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
         let json = try Decode.json(request.body)
-        let box = try session(id)
+        let box = try current(try session(id))
         let (detent, time) = try Decode.show(json, clock: box.profile.clock)
         let outcome = try apply(box, .show(detent: detent), clientTime: time, receivedAt: request.receivedAt)
         return resultResponse(outcome, phase: nil)
@@ -586,7 +692,7 @@ package final class SheetResponder: HTTPResponder {
 
     private func dismiss(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
         let json = try Decode.json(request.body)
-        let box = try session(id)
+        let box = try current(try session(id))
         let time = try Decode.dismiss(json, clock: box.profile.clock)
         let outcome = try apply(box, .dismiss, clientTime: time, receivedAt: request.receivedAt)
         return resultResponse(outcome, phase: nil)
@@ -633,7 +739,7 @@ package final class SheetResponder: HTTPResponder {
                     field: name)
             }
         }
-        let box = try session(id)
+        let box = try current(try session(id))
         // Last-Event-ID: "n:k", the last frame the client saw.
         var resume: (animation: Int, index: Int)?
         var unknownResume = false

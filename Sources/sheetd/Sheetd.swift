@@ -72,6 +72,12 @@ struct Serve: ParsableCommand {
     )
     var sessionTokens = env("SHEETD_SESSION_TOKENS").map { $0 == "1" || $0 == "true" } ?? false
 
+    @Option(
+        help:
+            "Where sessions are kept: memory (lost with the process) or redis://host:port[/db], from where any instance carries on with them (SHEETD_STORE)."
+    )
+    var store = env("SHEETD_STORE") ?? "memory"
+
     @Option(help: "Seconds to keep serving with readiness false after SIGTERM (SHEETD_DRAIN_GRACE).")
     var drainGrace: Double = env("SHEETD_DRAIN_GRACE").flatMap(Double.init) ?? 0
 
@@ -93,6 +99,9 @@ struct Serve: ParsableCommand {
         guard connectionLimit >= 0 else { throw ValidationError("--connection-limit must not be negative") }
         guard perIpLimit >= 0 else { throw ValidationError("--per-ip-limit must not be negative") }
         guard drainGrace >= 0 else { throw ValidationError("--drain-grace must not be negative") }
+        guard store == "memory" || store.hasPrefix("redis://") else {
+            throw ValidationError("--store must be memory or redis://host:port[/db], not \(store)")
+        }
     }
 
     func run() throws {
@@ -118,6 +127,7 @@ struct Serve: ParsableCommand {
         config.apiKey = apiKey.isEmpty ? nil : apiKey
         config.sessionTokens = sessionTokens
         config.drainGrace = drainGrace
+        config.store = store == "memory" ? nil : store
 
         let server = try SheetServer(configuration: config, logger: logger)
         try server.start()

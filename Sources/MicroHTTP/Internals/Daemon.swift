@@ -224,7 +224,8 @@ private func handleAccess(
             return queue(
                 Problem.response(
                     status: 400, title: "Bad Request",
-                    detail: "The request line is malformed (a control character or extra space in the target)."),
+                    detail: "The request line is malformed (a control character or extra space in the target).",
+                    code: "bad-request-line"),
                 closing: true, on: connection, core: core)
         }
         let head = HTTPRequestHead(
@@ -322,7 +323,8 @@ private func requestTimedOut(_ core: ServerCore) -> HTTPResponse {
     let seconds = core.requestDeadline.map { "\($0.components.seconds)" } ?? "?"
     return Problem.response(
         status: 408, title: "Request Timeout",
-        detail: "The request took longer than \(seconds) s to arrive; send it again, all at once.")
+        detail: "The request took longer than \(seconds) s to arrive; send it again, all at once.",
+        code: "request-timeout")
 }
 
 /// The request's header fields in the order received, gathered in one pass over libmicrohttpd's
@@ -376,5 +378,6 @@ private let discardAllowance = 1024 * 1024
 /// 413 with the limit in the detail.
 private func bodyTooLarge(limit: Int) -> HTTPResponse {
     Problem.response(
-        status: 413, title: "Content Too Large", detail: "The request body exceeds the limit of \(limit) bytes.")
+        status: 413, title: "Content Too Large", detail: "The request body exceeds the limit of \(limit) bytes.",
+        code: "body-too-large")
 }

@@ -25,7 +25,7 @@ func queue(_ response: HTTPResponse, closing: Bool, on connection: OpaquePointer
     case .failed:
         return MHD_Result.NO
     case .refused(let reason):
-        let fallback = Problem.response(status: 500, title: "Internal Server Error", detail: reason)
+        let fallback = Problem.response(status: 500, title: "Internal Server Error", detail: reason, code: "internal")
         if case .queued = queueOnce(fallback, closing: true, on: connection, core: core) { return MHD_Result.YES }
         return MHD_Result.NO
     }
@@ -103,11 +103,14 @@ private func isFieldValue(_ value: String) -> Bool {
 /// built by hand so that the request path needs no JSON library.
 enum Problem {
     /// A response with an `application/problem+json` body.
-    static func response(status: Int, title: String, detail: String) -> HTTPResponse {
+    /// `code` is the stable machine-readable name the service's own problems carry too.
+    static func response(status: Int, title: String, detail: String, code: String) -> HTTPResponse {
         var json = "{\"type\":\"about:blank\",\"title\":"
         appendQuoted(title, to: &json)
         json += ",\"status\":\(status),\"detail\":"
         appendQuoted(detail, to: &json)
+        json += ",\"code\":"
+        appendQuoted(code, to: &json)
         json += "}"
         return HTTPResponse(
             status: status, headers: ["Content-Type": "application/problem+json"], body: Array(json.utf8))

@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+
+@testable import SheetService
+
+// The optional Redis session store (--store): sessions survive a process and move between
+// instances with their whole state. Real redis-server, real servers on port 0.
+
+extension ServiceIntegration {
+    @Suite struct StoreTests {}
+}
+
+extension ServiceIntegration.StoreTests {
+    /// The fields of a snapshot that must be equal wherever the session is read.
+    private func state(_ r: Response) -> [String] {
+        ["state", "detent", "constant", "dimmerAlpha", "progress"].map { "\(r.json?[$0] ?? "nil")" }
+            + ["\(obj(r.json?["animation"])?["id"] ?? "nil")"]
+    }
+
+    /// A session created and released on A carries on, drained or not, on B: same snapshot, the
+    /// same next answer as A would have given, and a stream resumed by Last-Event-ID.
+    @Test func sessionMovesToAnotherInstanceWithItsState() throws {
+        let redis = try RedisProcess()
+        let a = try startServer { $0.store = redis.url }
+        let b = try startServer { $0.store = redis.url }
+        defer {
+            a.stop()
+            b.stop()
+        }
+        let ca = try HTTPConnection(port: a.port)
+        let cb = try HTTPConnection(port: b.port)
+        // client clock: replayable, so B's answers can be compared with A's exactly.
+        #expect(try ca.put("moving", #"{"preset": "fluid", "initialDetent": "half", "clock": "client"}"#).status == 201)
+        #expect(try ca.pan("moving", #"{"phase": "began", "time": 1}"#).status == 200)
+        #expect(try ca.pan("moving", #"{"phase": "changed", "translation": -120, "time": 1.05}"#).status == 200)
+        let released = try ca.pan("moving", #"{"phase": "ended", "velocity": -900, "time": 1.1}"#)
+        #expect(released.status == 200)
+        // The release was written behind; B, which never saw the session, loads it.
+        #expect(try eventually(within: 2) { try cb.get("/sessions/moving").status == 200 })
+        #expect(state(try cb.get("/sessions/moving")) == state(try ca.get("/sessions/moving")))
+        // The next event gives the same answer on both (A's copy and B's restored one).
+        let grabA = try ca.pan("moving", #"{"phase": "began", "time": 1.2}"#)
+        let grabB = try cb.pan("moving", #"{"phase": "began", "time": 1.2}"#)
+        #expect(grabA.text == grabB.text)
+    }
+
+    /// Drain writes sessions mid-drag too; a new process started on the same store carries on
+    /// with the drag where it was, and resumes a stream's animation by Last-Event-ID.
+    @Test func drainWritesEverySessionAndARestartCarriesOn() throws {
+        let redis = try RedisProcess()
+        let first = try startServer { $0.store = redis.url }
+        let c = try HTTPConnection(port: first.port)
+        #expect(try c.put("drag", #"{"preset": "facebook", "initialDetent": "normal"}"#).status == 201)
+        #expect(try c.pan("drag", #"{"phase": "began"}"#).status == 200)
+        #expect(try c.pan("drag", #"{"phase": "changed", "translation": -50}"#).status == 200)
+        #expect(try c.put("anim", #"{"preset": "twitter", "initialDetent": "open"}"#).status == 201)
+        let dismissed = try c.dismiss("anim")
+        let animationID = int(obj(dismissed.json?["animation"])?["id"]) ?? 0
+        let before = try c.get("/sessions/drag")
+        c.close()
+        first.drain()
+
+        let second = try startServer { $0.store = redis.url }
+        defer { second.stop() }
+        let d = try HTTPConnection(port: second.port)
+        let after = try d.get("/sessions/drag")
+        #expect(after.json?["state"] as? String == "dragging")
+        #expect(num(after.json?["constant"]) == num(before.json?["constant"]))
+        // The drag goes on from there: 30 more points up.
+        let moved = try d.pan("drag", #"{"phase": "changed", "translation": -80}"#)
+        #expect(num(moved.json?["constant"]) == (num(before.json?["constant"]) ?? 0) - 30)
+        // A stream that saw frame 0 of the dismiss resumes after it (or gets its settled).
+        let stream = try SSEClient(
+            port: second.port, path: "/sessions/anim/frames?pace=instant",
+            headers: [("Last-Event-ID", "\(animationID):0")])
+        let events = try stream.collect(timeout: 5) { $0.type == "settled" }
+        #expect(events.last?.type == "settled")
+        #expect(events.allSatisfy { $0.id == nil || $0.id!.hasPrefix("\(animationID):") })
+        #expect(!events.contains { $0.id == "\(animationID):0" })
+    }
+
+    /// A copy restored earlier is replaced when the store holds a newer version: a gesture that
+    /// starts where the session went on elsewhere starts from there, not from the stale copy.
+    @Test func staleRestoredCopyIsReplacedAtTheNextGesture() throws {
+        let redis = try RedisProcess()
+        let a = try startServer { $0.store = redis.url }
+        let b = try startServer { $0.store = redis.url }
+        defer {
+            a.stop()
+            b.stop()
+        }
+        let seed = try startServer { $0.store = redis.url }
+        let s = try HTTPConnection(port: seed.port)
+        #expect(try s.put("k", #"{"preset": "facebook", "initialDetent": "normal"}"#).status == 201)
+        seed.drain()
+        let ca = try HTTPConnection(port: a.port)
+        let cb = try HTTPConnection(port: b.port)
+        #expect(try ca.get("/sessions/k").json?["detent"] as? String == "normal")  // A restores it
+        #expect(try cb.show("k", #"{"detent": "expanded"}"#).status == 200)  // B restores it, moves it on
+        // B's show (0.25 s) is written behind and over by now; A's copy still says "normal".
+        Thread.sleep(forTimeInterval: 0.4)
+        #expect(try ca.get("/sessions/k").json?["detent"] as? String == "normal")
+        // A's next gesture starts from the store's newer state: the card at expanded (30 pt).
+        let grab = try ca.pan("k", #"{"phase": "began"}"#)
+        #expect(grab.status == 200, "\(grab)")
+        #expect(num(grab.json?["constant"]) == 30)
+    }
+
+    /// A store that cannot be reached answers 503 with Retry-After for sessions it would have to
+    /// load; sessions in memory keep working.
+    @Test func unreachableStoreIs503ForLoadsOnly() throws {
+        let redis = try RedisProcess()
+        let a = try startServer { $0.store = redis.url }
+        defer { a.stop() }
+        let c = try HTTPConnection(port: a.port)
+        #expect(try c.put("here", #"{"initialDetent": "normal"}"#).status == 201)
+        redis.stop()
+        #expect(try c.pan("here", #"{"phase": "began"}"#).status == 200)
+        let missing = try c.get("/sessions/elsewhere")
+        #expect(missing.status == 503, "\(missing)")
+        #expect(missing.headers.contains("Retry-After"))
+    }
+
+    /// A store URL that is not redis:// or cannot be reached stops the server from starting.
+    @Test(arguments: ["redis://127.0.0.1:1", "redis://[::1", "http://127.0.0.1:6379"])
+    func badStoreRefusesToStart(url: String) {
+        #expect(throws: (any Error).self) { _ = try startServer { $0.store = url } }
+    }
+}
