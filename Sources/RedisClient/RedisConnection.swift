@@ -87,6 +87,17 @@ public final class RedisConnection: Sendable {
         if let firstFailure { throw firstFailure }
     }
 
+    /// PUBLISH: sends `message` (any bytes) to the clients subscribed to `channel` right now (see
+    /// `RedisSubscriber`) and returns how many there were; nothing is kept for later subscribers.
+    /// Like every call, a PUBLISH that meets a connection Redis had closed is repeated once on a
+    /// new one, so in the rare case that the first one reached Redis it is delivered twice.
+    public func publish(_ channel: String, _ message: [UInt8]) throws(RedisError) -> Int {
+        let command = RedisCommand(arguments: [Array("PUBLISH".utf8), Array(channel.utf8), message])
+        let reply = try execute([command])[0]
+        guard case .integer(let receivers) = reply else { throw unexpected(reply, to: command) }
+        return Int(receivers)
+    }
+
     /// Any command, e.g. `["TTL", key]`, for tests and diagnostics; error replies are returned.
     func command(_ arguments: [String]) throws(RedisError) -> RedisReply {
         try execute([.text(arguments)])[0]

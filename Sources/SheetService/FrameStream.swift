@@ -223,10 +223,12 @@ final class FrameStream: Sendable {
         if let again { pacer.schedule(.keepAlive, self, at: again, generation: 0) }
     }
 
-    /// `closed` (the session ended or the server drains), then the end of the body.
-    func close(reason: String, now: Double) {
+    /// `closed` (the session ended or the server drains), then the end of the body. `retry`:
+    /// milliseconds an EventSource should wait before reconnecting (sent first, when given).
+    func close(reason: String, now: Double, retry: Int? = nil) {
         state.withLock { s in
             guard !s.done else { return }
+            if let retry { send(Array("retry: \(retry)\n\n".utf8), now: now, state: &s) }
             send(
                 Self.event("closed", id: nil) { w in
                     w.beginObject()

@@ -1,6 +1,7 @@
 import Foundation
 import RedisClient
 import SheetPhysics
+import Synchronization
 
 /// Where sessions are kept beyond this process (the optional `--store`), so that another instance,
 /// or this one after a restart, carries on with them. Writes are queued and never make a request
@@ -19,6 +20,40 @@ package protocol SessionArchive: Sendable {
     func flush(timeout: Double) -> Bool
     /// A line for the log and /metrics: what the archive wrote, failed and has queued.
     var statistics: (written: Int, failed: Int, pending: Int) { get }
+    /// Tells the other processes that this one took `notice.id` over from the archive, or deleted
+    /// it, so that they drop their copies (and close their streams of it). Best effort.
+    func announce(_ notice: ArchiveNotice)
+    /// Calls `handler` with the other processes' notices, in order, on a thread of the archive's.
+    func listen(_ handler: @escaping @Sendable (ArchiveNotice) -> Void)
+}
+
+/// What one process tells the others about a session.
+package struct ArchiveNotice: Sendable, Equatable {
+    package enum Kind: String, Sendable {
+        /// Loaded from the archive here: a copy elsewhere is out of date from now on.
+        case taken
+        /// Deleted here.
+        case deleted
+    }
+    package var kind: Kind
+    package var id: String
+    /// The process that sent it (a process ignores its own).
+    package var instance: String
+
+    /// "instance kind id", the message on the wire.
+    var bytes: [UInt8] { Array("\(instance) \(kind.rawValue) \(id)".utf8) }
+
+    init(kind: Kind, id: String, instance: String) {
+        self.kind = kind
+        self.id = id
+        self.instance = instance
+    }
+
+    init?(_ bytes: [UInt8]) {
+        let parts = String(decoding: bytes, as: UTF8.self).split(separator: " ")
+        guard parts.count == 3, let kind = Kind(rawValue: String(parts[1])) else { return nil }
+        self.init(kind: kind, id: String(parts[2]), instance: String(parts[0]))
+    }
 }
 
 /// A session in the archive's format: a small JSON document with its configuration (as sent),
@@ -160,10 +195,26 @@ enum ArchiveCodec {
         w.endObject()
     }
 
-    /// A decoded archive: a session box ready for the store, and its version.
+    /// A decoded archive: a session box ready for the store (nil: the session was deleted), and
+    /// its version.
     struct Restored {
-        let box: SessionBox
+        let box: SessionBox?
         let version: Int
+    }
+
+    /// What a deleted session leaves in the archive for the idle TTL: a newer version than any
+    /// copy another process still holds, so that copy is dropped instead of written back.
+    static func tombstone(version: Int) -> [UInt8] {
+        var w = JSONWriter(capacity: 64)
+        w.beginObject()
+        w.key("v")
+        w.integer(formatVersion)
+        w.key("version")
+        w.integer(version)
+        w.key("deleted")
+        w.bool(true)
+        w.endObject()
+        return w.takeBytes()
     }
 
     /// The session `bytes` describe, re-based onto this process's clocks (`serverNow` seconds on
@@ -178,6 +229,7 @@ enum ArchiveCodec {
             throw ArchiveMismatch(reason: "format \(json["v"].map { "\($0)" } ?? "missing"), not \(formatVersion)")
         }
         let version = try integer(json["version"], "version")
+        if json["deleted"]?.bool == true { return Restored(box: nil, version: version) }
         guard let config = json["config"], config.object != nil else { throw ArchiveMismatch(reason: "no config") }
         var configBytes = JSONWriter(capacity: 256)
         configBytes.value(config)
@@ -208,7 +260,7 @@ enum ArchiveCodec {
         record.origin = try number(json["origin"], "origin") + delta
         record.version = version
         let token = json["token"]?.string
-        let box = SessionBox(id: id, profile: profile, record: record, now: serverNow, token: token, restored: true)
+        let box = SessionBox(id: id, profile: profile, record: record, now: serverNow, token: token)
         return Restored(box: box, version: version)
     }
 
@@ -294,21 +346,44 @@ enum ArchiveCodec {
 /// use another connection, so they never queue behind a batch of writes. Keys are
 /// `sheetd:session:<id>` and expire after the idle TTL, as sessions do in memory.
 final class RedisSessionArchive: SessionArchive {
+    private let endpoint: RedisEndpoint
     private let reader: RedisConnection
     private let writer: RedisWriter
     private let ttlSeconds: Int
+    private let subscriber = Mutex<RedisSubscriber?>(nil)
+    /// This process's name in notices: 64 random bits.
+    let instance = String(UInt64.random(in: 1...UInt64.max), radix: 36)
     static let keyPrefix = "sheetd:session:"
+    static let channel = "sheetd:sessions"
 
     /// Connects twice to the Redis at `url` (failing at once when it cannot be reached).
     init(url: String, ttlSeconds: Int, timeout: Double = 1) throws {
-        let endpoint = try RedisEndpoint(url: url)
+        endpoint = try RedisEndpoint(url: url)
         reader = try RedisConnection(endpoint: endpoint, timeout: timeout)
         try reader.ping()
         writer = RedisWriter(connection: try RedisConnection(endpoint: endpoint, timeout: timeout))
         self.ttlSeconds = max(1, ttlSeconds)
     }
 
-    deinit { writer.close() }
+    deinit {
+        writer.close()
+        subscriber.withLock { $0?.close() }
+    }
+
+    func announce(_ notice: ArchiveNotice) {
+        var notice = notice
+        notice.instance = instance
+        _ = try? reader.publish(Self.channel, notice.bytes)
+    }
+
+    func listen(_ handler: @escaping @Sendable (ArchiveNotice) -> Void) {
+        let own = instance
+        let started = RedisSubscriber(endpoint: endpoint, channels: [Self.channel]) { _, message in
+            guard let notice = ArchiveNotice(message), notice.instance != own else { return }
+            handler(notice)
+        }
+        subscriber.withLock { $0 = started }
+    }
 
     func save(_ id: String, _ bytes: [UInt8]) { writer.set(Self.keyPrefix + id, bytes, ttlSeconds: ttlSeconds) }
     func remove(_ id: String) { writer.delete(Self.keyPrefix + id) }

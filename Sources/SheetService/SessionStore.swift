@@ -42,6 +42,9 @@ struct SessionRecord: Sendable {
     /// How many times the session was written to the archive (0: never); another process that
     /// wrote a higher version holds a newer state.
     var version = 0
+    /// Whether it changed since it was last written to the archive (drags are not written as
+    /// they go; the drain writes what is dirty).
+    var dirty = false
     static let recentLimit = 4
 
     init(sheet: SheetSession) { self.sheet = sheet }
@@ -54,8 +57,8 @@ struct SessionRecord: Sendable {
     }
 
     /// Sends `closed` to every open stream and forgets them.
-    mutating func closeStreams(reason: String, now: Double) {
-        for stream in streams { stream.close(reason: reason, now: now) }
+    mutating func closeStreams(reason: String, now: Double, retry: Int? = nil) {
+        for stream in streams { stream.close(reason: reason, now: now, retry: retry) }
         streams = []
     }
 }
@@ -75,10 +78,6 @@ final class SessionBox: Sendable {
     /// The bearer token that opens this session's routes (nil: none; `--session-tokens` is off).
     let token: String?
 
-    /// Whether the session came from the archive (another process may since have changed it
-    /// there, so its gestures start by checking the archive's version).
-    let restored: Bool
-
     convenience init(id: String, profile: SessionProfile, session: SheetSession, now: Double, token: String? = nil) {
         self.init(id: id, profile: profile, record: SessionRecord(sheet: session), now: now, token: token)
     }
@@ -89,7 +88,6 @@ final class SessionBox: Sendable {
         self.id = id
         self.profile = profile
         self.token = token
-        self.restored = restored
         self.record = Mutex(record)
         self.touched = Atomic(now.bitPattern)
     }
@@ -183,6 +181,16 @@ final class SessionStore: Sendable {
             guard let box = table.removeValue(forKey: id) else { return nil }
             live.wrappingSubtract(1, ordering: .relaxed)
             return box
+        }
+    }
+
+    /// Removes `box` if it is still the session under its id (not one that replaced it since).
+    func remove(_ box: SessionBox) -> Bool {
+        shard(box.id).withLock { table in
+            guard table[box.id] === box else { return false }
+            table.removeValue(forKey: box.id)
+            live.wrappingSubtract(1, ordering: .relaxed)
+            return true
         }
     }
 

@@ -515,31 +515,46 @@ package final class SheetResponder: HTTPResponder {
 
     private func deleteSession(_ id: String) throws -> HTTPResponse {
         guard let box = store.remove(id) else {
-            // Held only in the archive (by another instance before): removed there.
-            guard let archive, try stored(id) != nil else { throw Problem.sessionNotFound(id) }
-            archive.remove(id)
+            // Held only in the archive (by another instance before): deleted there.
+            guard archive != nil, let stored = try stored(id), stored.box != nil else {
+                throw Problem.sessionNotFound(id)
+            }
+            bury(id, after: stored.version)
             return HTTPResponse(status: 204)
         }
         let now = clock.now
-        box.record.withLock { $0.closeStreams(reason: "deleted", now: now) }
-        archive?.remove(id)
+        let version = box.record.withLock { r in
+            r.closeStreams(reason: "deleted", now: now)
+            return r.version
+        }
+        bury(id, after: version)
         return HTTPResponse(status: 204)
     }
 
     /// The session `id`: from memory, or else from the archive (then kept in memory).
     private func session(_ id: String) throws(Problem) -> SessionBox {
         if let box = store.get(id) { return box }
-        guard archive != nil, let restored = try stored(id) else { throw Problem.sessionNotFound(id) }
-        switch store.insertNew(restored.box) {
+        guard archive != nil, let box = try stored(id)?.box else { throw Problem.sessionNotFound(id) }
+        switch store.insertNew(box) {
         case true?:
             metrics.sessionsRestored.increment()
-            return restored.box
+            // Copies elsewhere are out of date from now on: they drop themselves (and send their
+            // streams here, through the load balancer).
+            archive?.announce(ArchiveNotice(kind: .taken, id: id, instance: ""))
+            return box
         case false?:
             // Another request restored it meanwhile.
             return try session(id)
         case nil:
             throw full
         }
+    }
+
+    /// The session `id` as the archive last had it: a copy held here is checked against the
+    /// archive (`current`), one loaded from it is current already.
+    private func currentSession(_ id: String) throws(Problem) -> SessionBox {
+        if let box = store.get(id) { return try current(box) }
+        return try session(id)
     }
 
     /// The archive's copy of `id`, decoded onto this process's clocks; nil when there is none (or
@@ -567,22 +582,60 @@ package final class SheetResponder: HTTPResponder {
         }
     }
 
-    /// A session that came from the archive may have moved on in another process since (a client
-    /// routed there while this one was away): where the archive holds a newer version, that one
-    /// replaces it, keeping its open streams. Called where a gesture or an animation starts, never
-    /// on `changed` (which must not wait on the store).
+    /// With an archive, a session held here may have moved on in another process since (a
+    /// client routed there while this one was away, or a drain handed it over): where the archive
+    /// holds a newer version, that one replaces the copy here, keeping its open streams; where it
+    /// holds a deletion, the copy goes. Called where a gesture, an animation or a stream starts,
+    /// and before refusing an event as a conflict; never on `changed` (which must not wait).
     private func current(_ box: SessionBox) throws(Problem) -> SessionBox {
-        guard box.restored, archive != nil, let newer = try stored(box.id) else { return box }
+        // A store that cannot be reached leaves the copy here in charge (it is the freshest this
+        // process can know of; loads of sessions it lacks are what fail then).
+        guard archive != nil, let newer = try? stored(box.id) else { return box }
         let streams: [FrameStream]? = box.record.withLock { r in
             guard newer.version > r.version else { return nil }
             defer { r.streams = [] }
             return r.streams
         }
         guard let streams else { return box }
-        newer.box.record.withLock { $0.streams = streams }
-        _ = store.put(newer.box)
-        logger.notice("session \(box.id): a newer version was in the store; took it over")
-        return newer.box
+        guard let replacement = newer.box else {
+            // Deleted elsewhere.
+            if store.get(box.id) === box { _ = store.remove(box.id) }
+            let now = clock.now
+            for stream in streams { stream.close(reason: "deleted", now: now) }
+            throw Problem.sessionNotFound(box.id)
+        }
+        replacement.record.withLock { $0.streams = streams }
+        _ = store.put(replacement)
+        logger.debug("session \(box.id): the store held a newer version; took it over")
+        return replacement
+    }
+
+    /// Deletes `id` in the archive with a tombstone newer than `version`, and tells the other
+    /// processes.
+    private func bury(_ id: String, after version: Int) {
+        guard let archive else { return }
+        archive.save(id, ArchiveCodec.tombstone(version: Self.nextVersion(after: version)))
+        archive.announce(ArchiveNotice(kind: .deleted, id: id, instance: ""))
+    }
+
+    /// Another process took a session over, or deleted it: the copy here is dropped and its
+    /// streams are closed (`moved`: a client reconnects, through the load balancer, to where the
+    /// session is now, and resumes by Last-Event-ID; `deleted`: it stops).
+    func heard(_ notice: ArchiveNotice) {
+        guard let box = store.get(notice.id), store.remove(box) else { return }
+        let now = clock.now
+        box.record.withLock { r in
+            // Moved: reconnect soon (the session is being served elsewhere already).
+            notice.kind == .deleted
+                ? r.closeStreams(reason: "deleted", now: now) : r.closeStreams(reason: "moved", now: now, retry: 250)
+        }
+        logger.debug("session \(notice.id): \(notice.kind.rawValue) by another instance; dropped the copy here")
+    }
+
+    /// A version newer than `version`: microseconds of wall time, kept increasing, so that any
+    /// process's later write outranks an earlier one (clocks of the instances in step).
+    private static func nextVersion(after version: Int) -> Int {
+        max(version + 1, Int(Date().timeIntervalSince1970 * 1e6))
     }
 
     /// Writes the session to the archive, if there is one (the caller holds its lock: `r`).
@@ -590,26 +643,36 @@ package final class SheetResponder: HTTPResponder {
     /// write outranks an earlier one.
     private func save(_ box: SessionBox, _ r: inout SessionRecord) {
         guard let archive else { return }
-        let wall = Date().timeIntervalSince1970
-        r.version = max(r.version + 1, Int(wall * 1e6))
+        r.version = Self.nextVersion(after: r.version)
+        r.dirty = false
         archive.save(
-            box.id, ArchiveCodec.encode(box, r, version: r.version, serverNow: clock.now, wallNow: wall))
+            box.id,
+            ArchiveCodec.encode(
+                box, r, version: r.version, serverNow: clock.now, wallNow: Date().timeIntervalSince1970))
     }
 
     /// Writes every live session to the archive and waits for the writes (the drain's last step).
     func saveAll(timeout: Double) {
         guard let archive else { return }
-        let boxes = store.all()
-        for box in boxes { box.record.withLock { save(box, &$0) } }
+        // Only what changed since its last write: a copy that is not current here (the session
+        // went on elsewhere) must not be written over the newer one.
+        var written = 0
+        for box in store.all() {
+            box.record.withLock { r in
+                guard r.dirty else { return }
+                save(box, &r)
+                written += 1
+            }
+        }
         let flushed = archive.flush(timeout: timeout)
         let s = archive.statistics
         logger.info(
-            "session store: \(boxes.count) sessions written on drain (\(flushed ? "all flushed" : "flush timed out"); written \(s.written), failed \(s.failed), pending \(s.pending))"
+            "session store: \(written) sessions written on drain (\(flushed ? "all flushed" : "flush timed out"); written \(s.written), failed \(s.failed), pending \(s.pending))"
         )
     }
 
     private func getSession(_ id: String) throws -> HTTPResponse {
-        let box = try session(id)
+        let box = try currentSession(id)
         let now = clock.seconds(at: .now)
         box.touch(now)
         return snapshotResponse(200, box, at: now)
@@ -638,9 +701,6 @@ package final class SheetResponder: HTTPResponder {
             // requests may take the lock in the other order than they were received).
             let time = box.profile.clock == .client ? clientTime! : max(now, r.sheet.lastTime)
             let outcome = r.sheet.handle(event, at: time)
-            // Releases, shows and dismisses change what a restart must keep; drags do not (they
-            // are kept by the drain).
-            if case .settle = outcome.action { save(box, &r) }
             // Frame streams hear of it under the same lock, so they see events in order.
             if let a = outcome.animation {
                 let origin = box.profile.clock == .server ? a.startTime : now
@@ -655,8 +715,18 @@ package final class SheetResponder: HTTPResponder {
             } else if outcome.interrupted != nil {
                 for stream in r.streams { stream.interrupt(outcome.snapshot, now: now) }
             }
+            // Every accepted event is written behind (coalesced per session, never waited for):
+            // a load balancer may send the next event to another instance at any time (a drain,
+            // a failure, an instance coming back), and that one must find this state.
+            switch outcome.action {
+            case .settle, .dragged, .unchanged: save(box, &r)
+            case .conflict, .invalid: break
+            }
             return outcome
         }
+        // Draining: the answer waits until the store has the state, so a client's next request,
+        // which may reach another instance, finds it there.
+        if archive != nil, draining.load(ordering: .relaxed) { _ = archive?.flush(timeout: 1) }
         box.touch(now)
         switch outcome.action {
         case let .conflict(c): throw Problem(c)
@@ -667,6 +737,21 @@ package final class SheetResponder: HTTPResponder {
         return outcome
     }
 
+    /// `apply`, and with an archive, once more on the stored version when the copy here refuses
+    /// the event as a conflict (a drag that went on in another instance: a `changed` that finds
+    /// no drag here may find it in the store).
+    private func applyCurrent(
+        _ box: SessionBox, _ event: SheetEvent, clientTime: Double?, receivedAt: ContinuousClock.Instant
+    ) throws(Problem) -> SheetOutcome {
+        do {
+            return try apply(box, event, clientTime: clientTime, receivedAt: receivedAt)
+        } catch  where error.status == 409 && archive != nil {
+            let newer = try current(box)
+            guard newer !== box else { throw error }
+            return try apply(newer, event, clientTime: clientTime, receivedAt: receivedAt)
+        }
+    }
+
     private func resultResponse(_ outcome: SheetOutcome, phase: PanPhase?) -> HTTPResponse {
         var w = JSONWriter(capacity: 512)
         Wire.result(outcome, phase: phase, into: &w)
@@ -675,26 +760,27 @@ package final class SheetResponder: HTTPResponder {
 
     private func pan(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
         let json = try Decode.json(request.body)
-        var box = try session(id)
+        let held = store.get(id)
+        var box = try held ?? session(id)
         let (event, time) = try Decode.pan(json, preset: box.profile.model.preset, clock: box.profile.clock)
-        if event.phase == .began { box = try current(box) }
-        let outcome = try apply(box, .pan(event), clientTime: time, receivedAt: request.receivedAt)
+        if event.phase != .changed, held != nil { box = try current(box) }
+        let outcome = try applyCurrent(box, .pan(event), clientTime: time, receivedAt: request.receivedAt)
         return resultResponse(outcome, phase: event.phase)
     }
 
     private func show(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
         let json = try Decode.json(request.body)
-        let box = try current(try session(id))
+        let box = try currentSession(id)
         let (detent, time) = try Decode.show(json, clock: box.profile.clock)
-        let outcome = try apply(box, .show(detent: detent), clientTime: time, receivedAt: request.receivedAt)
+        let outcome = try applyCurrent(box, .show(detent: detent), clientTime: time, receivedAt: request.receivedAt)
         return resultResponse(outcome, phase: nil)
     }
 
     private func dismiss(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
         let json = try Decode.json(request.body)
-        let box = try current(try session(id))
+        let box = try currentSession(id)
         let time = try Decode.dismiss(json, clock: box.profile.clock)
-        let outcome = try apply(box, .dismiss, clientTime: time, receivedAt: request.receivedAt)
+        let outcome = try applyCurrent(box, .dismiss, clientTime: time, receivedAt: request.receivedAt)
         return resultResponse(outcome, phase: nil)
     }
 
@@ -739,7 +825,7 @@ package final class SheetResponder: HTTPResponder {
                     field: name)
             }
         }
-        let box = try current(try session(id))
+        let box = try currentSession(id)
         // Last-Event-ID: "n:k", the last frame the client saw.
         var resume: (animation: Int, index: Int)?
         var unknownResume = false

@@ -30,10 +30,11 @@ public final class SheetServer: Sendable {
 
     /// Binds and starts serving; starts the sweeper that evicts idle sessions.
     public func start() throws {
+        let responder = self.responder
+        responder.archive?.listen { notice in responder.heard(notice) }
         try http.start()
         // Sweep at a quarter of the TTL (at most every 5 s), so a session lives at most 1.25 TTL.
         let interval = min(max(configuration.sessionTTL / 4, 0.05), 5)
-        let responder = self.responder
         let ttl = configuration.sessionTTL
         let task = Task.detached(priority: .utility) {
             while !Task.isCancelled {
@@ -82,7 +83,11 @@ public final class SheetServer: Sendable {
         // Every open stream gets `closed`; give the connections a moment to take the bytes.
         let now = responder.clock.now
         let boxes = responder.store.all()
-        for box in boxes { box.record.withLock { $0.closeStreams(reason: "draining", now: now) } }
+        // With a store the session lives on in another instance, or in this one restarted: the
+        // streams are asked to come back after 2 s, by when a restarted instance is usually
+        // serving again, so a rolling restart moves each stream once (to where its session is).
+        let retry = configuration.store != nil ? 2000 : nil
+        for box in boxes { box.record.withLock { $0.closeStreams(reason: "draining", now: now, retry: retry) } }
         let deadline = ContinuousClock.now + .seconds(1)
         while ContinuousClock.now < deadline, boxes.contains(where: { $0.openStreams.load(ordering: .relaxed) > 0 }) {
             Thread.sleep(forTimeInterval: 0.005)

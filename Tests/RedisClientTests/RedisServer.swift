@@ -139,3 +139,27 @@ func pattern(_ count: Int) -> [UInt8] {
     bytes.removeLast(bytes.count - count)
     return bytes
 }
+
+/// Polls `condition` every millisecond until it holds or `seconds` pass; whether it held.
+func eventually(within seconds: Double = 3, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date(timeIntervalSinceNow: seconds)
+    while Date() < deadline {
+        if try condition() { return true }
+        usleep(1000)
+    }
+    return try condition()
+}
+
+/// Threads of this process named `name` right now (Linux: /proc/self/task/*/comm).
+func threads(named name: String) -> Int {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return tasks.filter { task in
+        let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
+        return comm?.trimmingCharacters(in: .newlines) == name
+    }.count
+}
+
+/// File descriptors this process has open right now (Linux: /proc/self/fd).
+func openDescriptors() -> Int {
+    ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).count
+}

@@ -79,8 +79,9 @@ extension ServiceIntegration.StoreTests {
         #expect(!events.contains { $0.id == "\(animationID):0" })
     }
 
-    /// A copy restored earlier is replaced when the store holds a newer version: a gesture that
-    /// starts where the session went on elsewhere starts from there, not from the stale copy.
+    /// A copy held elsewhere never answers for a session that went on in another instance: it is
+    /// dropped when that instance announces it took the session over, and a gesture starts from
+    /// the store's newer state.
     @Test func staleRestoredCopyIsReplacedAtTheNextGesture() throws {
         let redis = try RedisProcess()
         let a = try startServer { $0.store = redis.url }
@@ -97,13 +98,34 @@ extension ServiceIntegration.StoreTests {
         let cb = try HTTPConnection(port: b.port)
         #expect(try ca.get("/sessions/k").json?["detent"] as? String == "normal")  // A restores it
         #expect(try cb.show("k", #"{"detent": "expanded"}"#).status == 200)  // B restores it, moves it on
-        // B's show (0.25 s) is written behind and over by now; A's copy still says "normal".
+        // B announced that it took k over: A dropped its copy (a stream A had of it would have
+        // got `closed` "moved"). B's show (0.25 s) is written behind and over by now.
+        #expect(eventually(within: 2) { a.responder.store.get("k") == nil })
         Thread.sleep(forTimeInterval: 0.4)
-        #expect(try ca.get("/sessions/k").json?["detent"] as? String == "normal")
-        // A's next gesture starts from the store's newer state: the card at expanded (30 pt).
+        #expect(try ca.get("/sessions/k").json?["detent"] as? String == "expanded")
+        // A's next gesture starts from there: the card at expanded (30 pt).
         let grab = try ca.pan("k", #"{"phase": "began"}"#)
         #expect(grab.status == 200, "\(grab)")
         #expect(num(grab.json?["constant"]) == 30)
+    }
+
+    /// A session deleted on one instance is gone on another that still holds a copy, and a drain
+    /// there does not write it back.
+    @Test func deletionReachesCopiesElsewhere() throws {
+        let redis = try RedisProcess()
+        let a = try startServer { $0.store = redis.url }
+        let b = try startServer { $0.store = redis.url }
+        defer { b.stop() }
+        let ca = try HTTPConnection(port: a.port)
+        let cb = try HTTPConnection(port: b.port)
+        #expect(try ca.put("gone", #"{"initialDetent": "normal"}"#).status == 201)
+        #expect(try eventually(within: 2) { try cb.get("/sessions/gone").status == 200 })  // B holds a copy
+        #expect(try ca.request("DELETE", "/sessions/gone").status == 204)
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(try cb.get("/sessions/gone").status == 404)
+        #expect(try cb.pan("gone", #"{"phase": "began"}"#).status == 404)
+        a.drain()
+        #expect(try cb.get("/sessions/gone").status == 404)
     }
 
     /// A store that cannot be reached answers 503 with Retry-After for sessions it would have to
@@ -125,5 +147,30 @@ extension ServiceIntegration.StoreTests {
     @Test(arguments: ["redis://127.0.0.1:1", "redis://[::1", "http://127.0.0.1:6379"])
     func badStoreRefusesToStart(url: String) {
         #expect(throws: (any Error).self) { _ = try startServer { $0.store = url } }
+    }
+}
+
+extension ServiceIntegration.StoreTests {
+    /// A stream on the instance that loses a session gets `closed` "moved" with a short retry, so
+    /// it reconnects to where the session is now.
+    @Test func streamOfATakenOverSessionIsClosedAsMoved() throws {
+        let redis = try RedisProcess()
+        let a = try startServer { $0.store = redis.url }
+        let b = try startServer { $0.store = redis.url }
+        defer {
+            a.stop()
+            b.stop()
+        }
+        let ca = try HTTPConnection(port: a.port)
+        #expect(try ca.put("watched", #"{"initialDetent": "normal"}"#).status == 201)
+        let stream = try SSEClient(port: a.port, path: "/sessions/watched/frames")
+        #expect(stream.status == 200)
+        Thread.sleep(forTimeInterval: 0.2)  // the creation is written behind
+        #expect(try HTTPConnection(port: b.port).show("watched", #"{"detent": "expanded"}"#).status == 200)
+        let events = try stream.collect(timeout: 3) { $0.type == "closed" }
+        let closed = try #require(events.last)
+        #expect(closed.type == "closed")
+        #expect(closed.json?["reason"] as? String == "moved")
+        #expect(events.contains { $0.retry == 250 })
     }
 }

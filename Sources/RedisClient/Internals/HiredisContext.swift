@@ -8,7 +8,8 @@ import CHiredis
 
 /// One blocking hiredis connection: the only owner of its `redisContext *`, freed in deinit. Each C
 /// call is behind one method here, and a failed call becomes one `RedisError` naming it. Not
-/// thread-safe: `RedisConnection` keeps it behind its mutex.
+/// thread-safe: `RedisConnection` keeps it behind its mutex; a `RedisSubscriber`'s thread keeps its
+/// own to itself.
 ///
 /// After any failed C call hiredis leaves the context unusable (`isBroken`); the owner drops it.
 final class HiredisContext {
@@ -43,6 +44,10 @@ final class HiredisContext {
 
     /// True once a C call failed: hiredis's `err` is set for good and the connection must be dropped.
     var isBroken: Bool { context.pointee.err != 0 }
+
+    /// The connection's socket, only for poll(2) (`Wakeup.wait`): the context owns it and closes it
+    /// in deinit, and only hiredis reads from it or writes to it.
+    var socket: Int32 { context.pointee.fd }
 
     /// Sends `commands` in one write and reads one reply each. Error replies are returned, not
     /// thrown; a failed C call throws (and leaves the context broken).
@@ -91,8 +96,9 @@ final class HiredisContext {
         }
     }
 
-    /// redisAppendCommandArgv: formats `command` into the output buffer (nothing is sent yet).
-    private func append(_ command: RedisCommand) throws(RedisError) {
+    /// redisAppendCommandArgv: formats `command` into the output buffer (nothing is sent yet; the
+    /// next `reply(to:)` writes it).
+    func append(_ command: RedisCommand) throws(RedisError) {
         let status = Self.withArgv(command.arguments) { argv, lengths in
             redisAppendCommandArgv(context, Int32(argv.count), &argv, lengths)
         }
@@ -104,8 +110,9 @@ final class HiredisContext {
     }
 
     /// redisGetReply (through `chiredis_get_reply`, which keeps SIGPIPE from ending the process):
-    /// writes what was appended, then reads the next reply and frees hiredis's copy of it.
-    private func reply(to command: RedisCommand) throws(RedisError) -> RedisReply {
+    /// writes what was appended, then reads the next reply and frees hiredis's copy of it. A reply
+    /// already buffered is returned without reading; otherwise this blocks for up to `timeout`.
+    func reply(to command: RedisCommand) throws(RedisError) -> RedisReply {
         var raw: UnsafeMutableRawPointer?
         var failure: Int32 = 0
         let status = chiredis_get_reply(context, &raw, &failure)
@@ -122,6 +129,24 @@ final class HiredisContext {
                 .disconnected, function: "redisGetReply",
                 reason: "\(command.name) to \(endpoint.address): \(isBroken ? errorText : "no reply")")
         }
+        defer { freeReplyObject(raw) }
+        return Self.convert(raw.assumingMemoryBound(to: redisReply.self))
+    }
+
+    /// redisReaderGetReply: the next reply when the bytes already read from the socket hold a
+    /// complete one, else nil. Never reads or writes, so it never blocks (and never breaks the
+    /// context); a protocol error in the buffered bytes throws.
+    func bufferedReply(to command: RedisCommand) throws(RedisError) -> RedisReply? {
+        var raw: UnsafeMutableRawPointer?
+        guard redisReaderGetReply(context.pointee.reader, &raw) == REDIS_OK else {
+            let reason = withUnsafeBytes(of: context.pointee.reader.pointee.errstr) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            throw RedisError(
+                .disconnected, function: "redisReaderGetReply",
+                reason: "\(command.name) to \(endpoint.address): \(reason)")
+        }
+        guard let raw else { return nil }
         defer { freeReplyObject(raw) }
         return Self.convert(raw.assumingMemoryBound(to: redisReply.self))
     }
