@@ -198,6 +198,8 @@ struct ProgressScale: Sendable, Hashable {
     let top: Double
 
     @inline(__always) func progress(of constant: Double) -> Double {
-        low == top ? 1 : (low - constant) / (low - top)
+        // Detents less than a nanopoint apart are one position (a span the decoders accept, such
+        // as a 1e-310 card ratio, would otherwise make progress overflow to ±∞; found by fuzzing).
+        (low - top).magnitude < 1e-9 ? 1 : (low - constant) / (low - top)
     }
 }

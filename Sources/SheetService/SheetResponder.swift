@@ -186,7 +186,9 @@ package final class SheetResponder: HTTPResponder {
     /// application/json, application/*+json, or curl's default form type (whose body is still JSON).
     static func acceptsMediaType(_ value: String) -> Bool {
         if value == "application/json" { return true }  // the common case, without allocating
-        let type = value.split(separator: ";", maxSplits: 1)[0].trimmingCharacters(in: .whitespaces).lowercased()
+        // "" and ";" have no media type (split drops empty pieces: found by fuzzing, it trapped).
+        guard let first = value.split(separator: ";", maxSplits: 1).first else { return false }
+        let type = first.trimmingCharacters(in: .whitespaces).lowercased()
         return type == "application/json" || type == "application/x-www-form-urlencoded"
             || (type.hasPrefix("application/") && type.hasSuffix("+json"))
     }

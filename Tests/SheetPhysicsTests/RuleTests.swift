@@ -531,3 +531,16 @@ func refusedEventPastAnAnimationsEndChangesNothing(refused: SheetEvent) throws {
     #expect(grab.snapshot.constant == show.sample(at: 10.125).constant)
     #expect(grab.interrupted == show)
 }
+
+/// Detents a vanishing span apart (accepted by the decoders) keep progress finite: the fuzzer
+/// found `"cardHeightRatio": 1e-310` made it ±∞ (rendered as null).
+@Test(arguments: [1e-310, 1e-300, Double.leastNonzeroMagnitude])
+func progressStaysFiniteForAVanishingSpan(ratio: Double) throws {
+    var s = try SheetSession(model: SheetModel(preset: .twitter, options: [("cardHeightRatio", .number(ratio))]))
+    for event in [
+        SheetEvent.show(detent: nil), .pan(PanEvent(phase: .began)), .pan(PanEvent(phase: .changed, translation: 3)),
+    ] {
+        let o = s.handle(event, at: 1)
+        #expect(o.snapshot.progress.isFinite)
+    }
+}

@@ -1081,3 +1081,19 @@ extension ServiceIntegration.RESTTests {
         }
     }
 }
+
+// MARK: - Fuzz findings
+
+extension ServiceIntegration.RESTTests {
+    /// Content-Types the fuzzer found trapping the screen (the whole server went down): refused
+    /// as 415 like any other unsupported type, and the server goes on.
+    @Test(arguments: ["", ";", ";;", " ; "])
+    func contentTypeWithoutAMediaTypeIs415(type: String) throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let c = try HTTPConnection(port: server.port)
+        let r = try c.request("POST", "/sessions", headers: [("Content-Type", type)], body: bytes("{}"))
+        expectProblem(r, status: 415, code: "unsupported-media-type")
+        #expect(try HTTPConnection(port: server.port).get("/healthz").status == 200)
+    }
+}
