@@ -533,8 +533,8 @@ func refusedEventPastAnAnimationsEndChangesNothing(refused: SheetEvent) throws {
 }
 
 /// Detents a vanishing span apart (accepted by the decoders) keep progress finite: the fuzzer
-/// found `"cardHeightRatio": 1e-310` made it ±∞ (rendered as null).
-@Test(arguments: [1e-310, 1e-300, Double.leastNonzeroMagnitude])
+/// found `"cardHeightRatio": 1e-310` (a subnormal) made it ±∞ (rendered as null).
+@Test(arguments: [1e-300, Double.leastNormalMagnitude / 1e4, Double.leastNonzeroMagnitude])
 func progressStaysFiniteForAVanishingSpan(ratio: Double) throws {
     var s = try SheetSession(model: SheetModel(preset: .twitter, options: [("cardHeightRatio", .number(ratio))]))
     for event in [

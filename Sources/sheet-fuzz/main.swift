@@ -1,2 +1,0 @@
-// Placeholder while the fuzz target is written.
-print("sheet-fuzz")
