@@ -29,8 +29,12 @@ public final class RedisWriter: Sendable {
     private let queue: WriteQueue
 
     /// Starts the writer thread, which writes through `connection`; at most `maxPending` keys wait.
-    public init(connection: RedisConnection, maxPending: Int = 1_000_000) {
-        queue = WriteQueue(connection: connection, maxPending: max(1, maxPending))
+    ///
+    /// `linger`: seconds the thread waits, once woken by new work, before it takes a batch, so that
+    /// a burst of writes to the same keys (a gesture's 60 Hz events) goes out as one write per key
+    /// and many keys share one pipeline; `flush` and `close` cut it short. 0 writes at once.
+    public init(connection: RedisConnection, maxPending: Int = 1_000_000, linger: Double = 0) {
+        queue = WriteQueue(connection: connection, maxPending: max(1, maxPending), linger: max(0, linger))
         let queue = self.queue
         // The thread holds the queue until `close()` (or deinit) ends its loop.
         let thread = Thread { queue.run() }
@@ -131,6 +135,10 @@ final class WriteQueue: @unchecked Sendable {
     private var failures = 0
     private var retryAt: Date?
     private var threadIsIdle = false
+    /// Seconds to wait for more work before taking a batch (see `RedisWriter.init`).
+    private let linger: Double
+    /// Callers waiting in `flush`: the thread does not linger for them.
+    private var flushWaiters = 0
     private var closing = false
     private var finished = false
 
@@ -138,9 +146,10 @@ final class WriteQueue: @unchecked Sendable {
     private static let batchCommands = 512
     private static let batchBytes = 4 << 20
 
-    init(connection: RedisConnection, maxPending: Int) {
+    init(connection: RedisConnection, maxPending: Int, linger: Double) {
         self.connection = connection
         self.maxPending = maxPending
+        self.linger = linger
     }
 
     func enqueue(_ key: String, _ operation: WriteOperation) {
@@ -172,10 +181,10 @@ final class WriteQueue: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         let target = sequence
-        if retryAt != nil {
-            retryAt = nil
-            condition.broadcast()
-        }
+        flushWaiters += 1
+        defer { flushWaiters -= 1 }
+        retryAt = nil
+        condition.broadcast()
         while writtenThrough() < target && !finished {
             if !condition.wait(until: deadline) { break }
         }
@@ -205,6 +214,7 @@ final class WriteQueue: @unchecked Sendable {
     /// The writer thread's loop: take a batch, write it unlocked, count the outcome.
     func run() {
         condition.lock()
+        var lingered = false
         while true {
             if batch.isEmpty && waiting.isEmpty {
                 if closing { break }
@@ -217,6 +227,12 @@ final class WriteQueue: @unchecked Sendable {
                 _ = condition.wait(until: retryAt)
                 continue
             }
+            if linger > 0, !lingered, !closing, flushWaiters == 0, batch.isEmpty {
+                lingered = true
+                _ = condition.wait(until: Date(timeIntervalSinceNow: linger))
+                continue
+            }
+            lingered = false
             retryAt = nil
             fillBatch()
             let commands = batch.map(\.command)

@@ -361,7 +361,10 @@ final class RedisSessionArchive: SessionArchive {
         endpoint = try RedisEndpoint(url: url)
         reader = try RedisConnection(endpoint: endpoint, timeout: timeout)
         try reader.ping()
-        writer = RedisWriter(connection: try RedisConnection(endpoint: endpoint, timeout: timeout))
+        // 5 ms of linger: a gesture's 60 Hz events become about one write each, and busy
+        // instances pipeline many sessions per round trip (measured in PERFORMANCE.md).
+        writer = RedisWriter(
+            connection: try RedisConnection(endpoint: endpoint, timeout: timeout), linger: 0.005)
         self.ttlSeconds = max(1, ttlSeconds)
     }
 

@@ -588,7 +588,8 @@ package final class SheetResponder: HTTPResponder {
     /// client routed there while this one was away, or a drain handed it over): where the archive
     /// holds a newer version, that one replaces the copy here, keeping its open streams; where it
     /// holds a deletion, the copy goes. Called where a gesture, an animation or a stream starts,
-    /// and before refusing an event as a conflict; never on `changed` (which must not wait).
+    /// and before refusing an event as a conflict; never on `changed` (which must not wait) nor
+    /// on a GET.
     private func current(_ box: SessionBox) throws(Problem) -> SessionBox {
         // A store that cannot be reached leaves the copy here in charge (it is the freshest this
         // process can know of; loads of sessions it lacks are what fail then).
@@ -674,7 +675,9 @@ package final class SheetResponder: HTTPResponder {
     }
 
     private func getSession(_ id: String) throws -> HTTPResponse {
-        let box = try currentSession(id)
+        // A read does not ask the store (a copy out of date is dropped by the other instance's
+        // notice; a GET that polls must not cost a round trip to Redis each time).
+        let box = try session(id)
         let now = clock.seconds(at: .now)
         box.touch(now)
         return snapshotResponse(200, box, at: now)

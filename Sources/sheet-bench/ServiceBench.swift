@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import MicroHTTP
 import SheetService
@@ -10,6 +11,9 @@ import SheetService
 func runServiceBench(rounds: Int, iterations: Int) throws -> [BenchFigure] {
     var config = ServiceConfiguration()
     config.port = 0
+    // SHEET_BENCH_STORE=redis://127.0.0.1:6379: the same requests with the session store on (every
+    // accepted event encoded and queued for the write-behind thread).
+    config.store = ProcessInfo.processInfo.environment["SHEET_BENCH_STORE"]
     let responder = try SheetResponder(configuration: config, logger: Logger(label: "bench"), clock: ServerClock())
     func request(_ method: String, _ target: String, _ body: String) -> HTTPRequest {
         var headers = HTTPHeaders()
