@@ -121,7 +121,7 @@ def main() -> int:
         ("requests in the flood", f"{total:,} in {elapsed:.1f} s ({total / elapsed:,.0f}/s, {THREADS} connections)"),
         ("answers", ", ".join(f"{k}: {v:,}" for k, v in sorted(statuses.items()))),
         ("live sessions: peak sampled / at the end of the flood", f"{peak_live:,} / {at_stop:,}"),
-        ("RSS idle → full", f"{idle / 1024:.1f} → {full_rss / 1024:.1f} MiB ({per_session:.0f} B per live session)"),
+        ("RSS idle → full", f"{idle / 1024:.1f} → {full_rss / 1024:.1f} MiB ({per_session:.0f} B per session at the peak)"),
         ("all evicted after the flood", f"{evicted_after:.2f} s (bound {bound:.2f} s), {left} left"),
     ])
     check(created >= CAP and statuses.get(503, 0) > 0,
@@ -129,7 +129,7 @@ def main() -> int:
     check(set(statuses) <= {201, 503}, f"only 201 and 503 answered: {sorted(statuses)}")
     check(bad_503 == 0, f"every 503 is session-limit with Retry-After ({bad_503} not)")
     check(0 < peak_live <= CAP and at_stop <= CAP, f"the live count never passed the cap (peak {peak_live:,})")
-    check(per_session < 1024, f"under 1 KiB of RSS per live session ({per_session:.0f} B)")
+    check(per_session < 1024, f"under 1 KiB of RSS per session at the peak ({per_session:.0f} B)")
     check(left == 0, f"every session evicted within {bound:.2f} s of the flood's end ({evicted_after:.2f} s)")
 
     os.makedirs(".build/flood-test", exist_ok=True)
