@@ -9,11 +9,13 @@ struct FieldReader {
     private var members: [(key: String, value: JSONValue)]
     private let prefix: String
 
-    /// Reads `value`, which must be an object (or absent: an empty object).
+    /// Reads `value`, which must be an object (or absent: an empty object). A JSON `null` is a
+    /// value of the wrong type, not an absence (schemathesis found `null` bodies and
+    /// `"geometry": null` taken as "no value").
     init(_ value: JSONValue?, path: String = "") throws(Problem) {
         prefix = path.isEmpty ? "" : path + "."
         switch value {
-        case nil, .null?: members = []
+        case nil: members = []
         case let .object(o)?: members = o.members
         case let v?:
             throw .invalid(

@@ -918,9 +918,12 @@ package final class SheetResponder: HTTPResponder {
         headers.append(name: "Allow", value: methods)
         if let origin = request.headers["origin"], originAllowed(origin) {
             headers.append(name: "Access-Control-Allow-Methods", value: methods)
+            // An empty or blank request list counts as none (echoing it made an empty header,
+            // which libmicrohttpd refuses: a 500 found by schemathesis).
+            let asked = request.headers["access-control-request-headers"]?.trimmingCharacters(in: .whitespaces)
             headers.append(
                 name: "Access-Control-Allow-Headers",
-                value: request.headers["access-control-request-headers"] ?? "Content-Type, Last-Event-ID")
+                value: asked.flatMap { $0.isEmpty ? nil : $0 } ?? "Content-Type, Last-Event-ID, Authorization")
             headers.append(name: "Access-Control-Max-Age", value: "600")
         }
         return HTTPResponse(status: 204, headers: headers)
