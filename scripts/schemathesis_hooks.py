@@ -1,0 +1,85 @@
+"""Schemathesis hooks for scripts/schemathesis: two built-in checks narrowed where API.md makes them wrong.
+
+Every other check runs as shipped. Each narrowing below names the rule of API.md (the contract,
+shared/API.md) that the built-in check cannot know; anything outside those rules still fails the run.
+
+- `use_after_free` flags any 2xx on a deleted session's path, CORS preflights included. API.md:
+  "preflight OPTIONS answered for every route" - a preflight never reads the session, so
+  `OPTIONS /sessions/{id}` answering 204 after the DELETE is the contract, not a use after free.
+  `use_after_free_except_preflight` runs the built-in check for every other method.
+
+- `positive_data_acceptance` expects every schema-valid request to be accepted. Some of API.md's 400s
+  depend on things no request schema can express: the session's state (its preset's detents, its
+  clock) or a relation between fields (geometry, option ranges measured against the geometry).
+  `positive_data_acceptance_semantic` runs the built-in check and lets a 400 pass only when its
+  problem `code` and `field` are one of those documented rules (SEMANTIC_400 below).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import schemathesis
+from schemathesis.openapi.checks import RejectedPositiveData
+from schemathesis.specs.openapi import checks as builtin
+
+
+@schemathesis.check
+def use_after_free_except_preflight(ctx: Any, response: Any, case: Any) -> bool | None:
+    """use_after_free, except for CORS preflights (API.md: preflight OPTIONS answered for every route)."""
+    if case.operation.method.upper() == "OPTIONS":
+        return None
+    return builtin.use_after_free(ctx, response, case)
+
+
+def _body_has_time(body: Any, field: str) -> bool:
+    """Whether the request named the `time` the server says is missing (`time` or `events[i].time`)."""
+    match = re.fullmatch(r"events\[(\d+)\]\.time", field)
+    if match and isinstance(body, dict) and isinstance(body.get("events"), list):
+        events = body["events"]
+        index = int(match.group(1))
+        return index < len(events) and isinstance(events[index], dict) and "time" in events[index]
+    return isinstance(body, dict) and "time" in body
+
+
+def _semantic_400(case: Any, response: Any) -> bool:
+    """A 400 for one of API.md's rules that the request schema cannot express."""
+    try:
+        problem = json.loads(response.content)
+    except ValueError:
+        return False
+    if not isinstance(problem, dict):
+        return False
+    code, field = problem.get("code"), str(problem.get("field", ""))
+    # Detent names belong to the preset (fluid: to its `options.detents`) and, for show, to the
+    # session the request addresses: "unknown preset/option/detent" is 400 (API.md, Errors).
+    if code == "unknown-detent":
+        return True
+    # "bad geometry" is 400: safeAreaTop + safeAreaBottom < height relates three fields.
+    if code == "bad-geometry":
+        return True
+    # Option ranges are measured against the geometry (e.g. expandedOffset in [0, H]; PHYSICS.md).
+    # The magnitude bound every number has (|x| <= 1e6) is not one of them: a schema can state it.
+    if code == "invalid-value" and re.match(r"(config\.)?options\.", field):
+        return "magnitude" not in str(problem.get("detail", ""))
+    # `clock: client`: "every mutating request carries `time`" - required by the session's clock,
+    # not by the body schema. Only a request that left `time` out qualifies.
+    if code == "invalid-value" and re.fullmatch(r"time|events\[\d+\]\.time", field):
+        return not _body_has_time(case.body, field)
+    # "`fluid` also takes `scrollOffset`": on any other preset's session it is an unknown field.
+    if code == "unknown-field" and re.fullmatch(r"scrollOffset|events\[\d+\]\.scrollOffset", field):
+        return True
+    return False
+
+
+@schemathesis.check
+def positive_data_acceptance_semantic(ctx: Any, response: Any, case: Any) -> bool | None:
+    """positive_data_acceptance, except 400s for API.md rules that depend on state or on several fields."""
+    try:
+        return builtin.positive_data_acceptance(ctx, response, case)
+    except RejectedPositiveData:
+        if response.status_code == 400 and _semantic_400(case, response):
+            return None
+        raise
