@@ -39,12 +39,9 @@ struct SessionRecord: Sendable {
     /// Server seconds at which the newest animation's t = 0 fell (its start time on the server
     /// clock; the receive time of its event on the client clock).
     var origin = 0.0
-    /// How many times the session was written to the archive (0: never); another process that
-    /// wrote a higher version holds a newer state.
+    /// The version of the session's last write to the archive (0: never): microseconds of wall
+    /// time, so another process that wrote a higher version holds a newer state.
     var version = 0
-    /// Whether it changed since it was last written to the archive (drags are not written as
-    /// they go; the drain writes what is dirty).
-    var dirty = false
     static let recentLimit = 4
 
     init(sheet: SheetSession) { self.sheet = sheet }

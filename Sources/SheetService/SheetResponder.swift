@@ -647,30 +647,20 @@ package final class SheetResponder: HTTPResponder {
     private func save(_ box: SessionBox, _ r: inout SessionRecord) {
         guard let archive else { return }
         r.version = Self.nextVersion(after: r.version)
-        r.dirty = false
         archive.save(
             box.id,
             ArchiveCodec.encode(
                 box, r, version: r.version, serverNow: clock.now, wallNow: Date().timeIntervalSince1970))
     }
 
-    /// Writes every live session to the archive and waits for the writes (the drain's last step).
-    func saveAll(timeout: Double) {
+    /// Waits until the archive has every write queued so far (the drain's last step; every
+    /// accepted event was queued as it was answered, so nothing else needs writing).
+    func flushArchive(timeout: Double) {
         guard let archive else { return }
-        // Only what changed since its last write: a copy that is not current here (the session
-        // went on elsewhere) must not be written over the newer one.
-        var written = 0
-        for box in store.all() {
-            box.record.withLock { r in
-                guard r.dirty else { return }
-                save(box, &r)
-                written += 1
-            }
-        }
         let flushed = archive.flush(timeout: timeout)
         let s = archive.statistics
         logger.info(
-            "session store: \(written) sessions written on drain (\(flushed ? "all flushed" : "flush timed out"); written \(s.written), failed \(s.failed), pending \(s.pending))"
+            "session store: \(flushed ? "flushed" : "flush timed out") on drain (written \(s.written), failed \(s.failed), pending \(s.pending))"
         )
     }
 

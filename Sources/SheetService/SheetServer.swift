@@ -93,8 +93,8 @@ public final class SheetServer: Sendable {
             Thread.sleep(forTimeInterval: 0.005)
         }
         stop()
-        // No request runs any more: what the store gets now is final (drags in progress included).
-        responder.saveAll(timeout: 5)
+        // No request runs any more: what the store has once this returns is final.
+        responder.flushArchive(timeout: 5)
     }
 
     /// Stops at once (in-flight handler calls complete first). Idempotent.
