@@ -103,6 +103,16 @@ cmhd_daemon_bind_port(struct MHD_Daemon *daemon)
   return (NULL == info) ? 0 : info->port;
 }
 
+/// The socket of a connection (-1 if libmicrohttpd cannot say): the non-variadic face of
+/// MHD_get_connection_info(MHD_CONNECTION_INFO_CONNECTION_FD).
+static inline int
+cmhd_connection_fd(struct MHD_Connection *connection)
+{
+  const union MHD_ConnectionInfo *info =
+    MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+  return (NULL == info) ? -1 : (int) info->connect_fd;
+}
+
 /// Sets one connection's inactivity timeout in seconds (0: none), the non-variadic
 /// face of MHD_set_connection_option(MHD_CONNECTION_OPTION_TIMEOUT). Used to hold
 /// a request body to its deadline and to restore the idle timeout afterwards.

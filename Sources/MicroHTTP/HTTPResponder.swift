@@ -14,8 +14,9 @@ public protocol HTTPResponder: Sendable {
     /// concurrently from several threads of the pool.
     func respond(to request: HTTPRequest) -> HTTPResponse
 
-    /// Called on libmicrohttpd's thread when a request's body was still arriving at the server's
-    /// `requestDeadline`: the connection is closed without an answer (for counting; must be quick).
+    /// Called when a request was still arriving at the server's `requestDeadline` (its head, or its
+    /// body): the connection is closed without an answer. For counting; must be quick. For a head
+    /// cut off, `head` has only the target (from the request line) and an empty method.
     func deadlinePassed(_ head: HTTPRequestHead)
 }
 

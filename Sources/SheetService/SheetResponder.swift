@@ -67,7 +67,7 @@ package final class SheetResponder: HTTPResponder {
 
     package func deadlinePassed(_ head: HTTPRequestHead) {
         metrics.cutOff.increment()
-        logger.notice("\(head.method) \(head.target): body still arriving at the request deadline; connection closed")
+        logger.notice("\(head.target): request still arriving at the request deadline; connection closed")
     }
 
     private func refusal(_ head: HTTPRequestHead) -> HTTPResponse? {

@@ -14,6 +14,8 @@ struct RunningDaemon {
     let context: Unmanaged<ServerCore>
     /// The port the listen socket is bound to.
     let port: UInt16
+    /// The server core (for its head watch, stopped with the daemon).
+    let core: ServerCore
 
     /// Binds and starts the daemon's threads.
     static func start(configuration: HTTPServer.Configuration, core: ServerCore) throws(HTTPServerError)
@@ -68,12 +70,16 @@ struct RunningDaemon {
             throw HTTPServerError(
                 function: "MHD_get_daemon_info", errno: 0, reason: "the daemon did not report its bound port")
         }
-        return RunningDaemon(handle: handle, context: context, port: port)
+        core.headWatch?.start { [core] target in
+            core.responder.deadlinePassed(HTTPRequestHead(method: "", target: target))
+        }
+        return RunningDaemon(handle: handle, context: context, port: port, core: core)
     }
 
     /// Stops the daemon (every connection closes, every callback has returned when this returns),
     /// then releases what it was given. Suspended connections must have been resumed before.
     func stop() {
+        core.headWatch?.stop()
         MHD_stop_daemon(handle)
         context.release()
     }
@@ -140,7 +146,11 @@ private func requestStarted(
     // RFC 9112 §3.2.2: a server must accept the absolute form ("http://host/path"); route by its
     // path, as if the origin form had been sent.
     if let first = target.utf8.first, first | 0x20 == UInt8(ascii: "h") { target = originForm(target) }
-    if let cls { Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().inFlight.add(1, ordering: .relaxed) }
+    if let cls {
+        let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+        core.inFlight.add(1, ordering: .relaxed)
+        if let connection { core.headWatch?.enter(connection, target: target) }
+    }
     return Unmanaged.passRetained(RequestState(target: target, targetLength: rawLength)).toOpaque()
 }
 
@@ -162,7 +172,12 @@ private func requestCompleted(
     _ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ termination: MHD_RequestTerminationCode
 ) {
     guard let context, let state = context.pointee else { return }
-    if let cls { Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().inFlight.subtract(1, ordering: .relaxed) }
+    if let cls {
+        let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+        core.inFlight.subtract(1, ordering: .relaxed)
+        // Before libmicrohttpd closes the socket (it does so after this callback).
+        if let connection { core.headWatch?.leave(connection) }
+    }
     let request = Unmanaged<RequestState>.fromOpaque(state)
     // A body that stalled until its deadline is closed by libmicrohttpd's timeout, not by us.
     if termination == .REQUEST_TERMINATED_TIMEOUT_REACHED, let cls,
@@ -207,6 +222,7 @@ private func handleAccess(
 
     switch request.phase {
     case .awaitingHead:
+        core.headWatch?.leave(connection)
         let deadline = core.deadlineLeft(request, now: .now)
         if let deadline, deadline.passed {
             // The head itself took longer than the whole request may (a slow-header client).

@@ -25,7 +25,11 @@ final class ServerCore: Sendable {
         self.maxBodyBytes = configuration.maxBodyBytes
         self.idleTimeoutSeconds = UInt32(configuration.connectionTimeoutSeconds)
         self.requestDeadline = configuration.requestDeadline > .zero ? configuration.requestDeadline : nil
+        self.headWatch = requestDeadline.map(HeadWatch.init(deadline:))
     }
+
+    /// Requests whose head is still arriving (nil: no request deadline).
+    let headWatch: HeadWatch?
 
     /// Seconds left of `request`'s deadline, rounded up (nil: no deadline), and whether it has passed.
     func deadlineLeft(_ request: RequestState, now: ContinuousClock.Instant) -> (seconds: UInt32, passed: Bool)? {
