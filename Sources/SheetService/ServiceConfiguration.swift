@@ -16,7 +16,8 @@ public struct ServiceConfiguration: Sendable {
     /// Seconds of inactivity after which libmicrohttpd closes a connection (0: never).
     public var connectionTimeout = 30
     /// Seconds a request may take from its request line to its last body byte (0: no limit): a
-    /// late head is answered 408, a body still arriving is cut off. libmicrohttpd has no such limit.
+    /// head or body still arriving then is cut off (a head completing in the instant after is
+    /// answered 408). libmicrohttpd has no such limit.
     public var requestDeadline: Double = 10
     /// Connections at most (nil: libmicrohttpd's default, FD_SETSIZE − 4).
     public var connectionLimit: Int?

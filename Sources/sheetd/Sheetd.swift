@@ -44,7 +44,7 @@ struct Serve: ParsableCommand {
 
     @Option(
         help:
-            "Seconds from a request's first line to its last body byte; later heads get 408, later bodies are cut off, 0 = no limit (SHEETD_BODY_DEADLINE)."
+            "Seconds from a request's first line to its last body byte; a head or body still arriving then is cut off (slowloris too), 0 = no limit (SHEETD_BODY_DEADLINE)."
     )
     var bodyDeadline: Double = env("SHEETD_BODY_DEADLINE").flatMap(Double.init) ?? 10
 
