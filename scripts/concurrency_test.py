@@ -51,6 +51,8 @@ import sys
 import threading
 import time
 
+from sse_check import StreamCheck
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.environ.get("SHEETD_BIN", os.path.join(ROOT, ".build", "debug", "sheetd"))
 THREADS = int(os.environ.get("CONCURRENCY_THREADS", "8"))
@@ -62,11 +64,6 @@ HOST = "127.0.0.1"
 STEP = 0.004  # client seconds between two consecutive global event slots
 PRESETS = ["facebook", "twitter", "glide", "transition", "swipeCell", "fluid"]
 
-FRAME_FIELDS = {"animation", "index", "t", "constant", "dimmerAlpha", "progress", "velocity"}
-SNAPSHOT_FIELDS = {
-    "id", "preset", "constraint", "geometry", "options", "clock", "detents", "state", "detent", "constant",
-    "dimmerAlpha", "progress", "animation", "time",
-}
 CARD = ("state", "detent", "constant", "dimmerAlpha", "progress", "time")
 
 results: list[tuple[bool, str]] = []
@@ -134,31 +131,19 @@ class Conn:
         self.s.close()
 
 
-class Stream(threading.Thread):
-    """One SSE stream read to its end on its own thread, checked event by event."""
+class Stream(threading.Thread, StreamCheck):
+    """One SSE stream read to its end on its own thread, checked event by event (sse_check.py)."""
 
     def __init__(self, port: int, sid: str, query: str):
-        super().__init__(daemon=True)
-        self.port, self.sid, self.query = port, sid, query
-        self.fps = int(dict(p.split("=") for p in query.split("&"))["fps"])
+        threading.Thread.__init__(self, daemon=True)
+        StreamCheck.__init__(self, sid=sid, fps=int(dict(p.split("=") for p in query.split("&"))["fps"]))
+        self.port, self.query = port, query
         self.status = None
         self.ctype = ""
-        self.events = 0
-        self.frames = 0
-        self.frames_by_animation: dict[int, list[dict]] = {}
-        self.last_id: tuple[int, int] | None = None
-        self.open_animation: int | None = None
-        self.closed_reason = None
-        self.after_closed = 0
         self.clean_end = False
-        self.problems: list[str] = []
         self.ready = threading.Event()
         self.conn = Conn(port, timeout=30)
         self.conn.s.sendall(f"GET /sessions/{sid}/frames?{query} HTTP/1.1\r\nHost: {HOST}\r\n\r\n".encode())
-
-    def problem(self, what: str):
-        if len(self.problems) < 5:
-            self.problems.append(what)
 
     def run(self):
         try:
@@ -175,7 +160,8 @@ class Stream(threading.Thread):
                 self.conn._exactly(2)
                 while "\n\n" in text:
                     block, text = text.split("\n\n", 1)
-                    self.event(block)
+                    if self.event(block):
+                        self.ready.set()
             if text.strip():
                 self.problem(f"bytes after the last event: {text!r}")
         except (OSError, ValueError) as e:
@@ -183,69 +169,6 @@ class Stream(threading.Thread):
         finally:
             self.ready.set()
             self.conn.close()
-
-    def event(self, block: str):
-        fields: dict[str, list[str]] = {}
-        for line in block.split("\n"):
-            if line.startswith(":"):
-                continue
-            name, _, value = line.partition(":")
-            fields.setdefault(name, []).append(value[1:] if value.startswith(" ") else value)
-        if not fields:
-            return
-        if set(fields) == {"retry"}:
-            self.ready.set()
-            return
-        self.events += 1
-        if self.closed_reason is not None:
-            self.after_closed += 1
-        name = fields.get("event", ["message"])[0]
-        datas = fields.get("data", [])
-        if len(datas) != 1:
-            self.problem(f"`{name}` with {len(datas)} data lines: {block!r}")
-            return
-        try:
-            data = json.loads(datas[0])
-        except ValueError:
-            self.problem(f"torn data line: {datas[0]!r}")
-            return
-        if name == "frame":
-            self.frames += 1
-            missing = FRAME_FIELDS - data.keys()
-            if missing:
-                self.problem(f"frame without {sorted(missing)}: {datas[0]}")
-            fid = fields.get("id", [""])[0]
-            try:
-                n, k = (int(x) for x in fid.split(":"))
-            except ValueError:
-                self.problem(f"frame id {fid!r}")
-                return
-            if (n, k) != (data.get("animation"), data.get("index")):
-                self.problem(f"id {fid} but the data says {data.get('animation')}:{data.get('index')}")
-            if self.last_id is not None and (n, k) <= self.last_id:
-                self.problem(f"frame id {n}:{k} after {self.last_id[0]}:{self.last_id[1]}")
-            if self.open_animation is not None and self.open_animation != n:
-                self.problem(f"frames of animation {n} before {self.open_animation} ended with settled/interrupted")
-            # t = min(k / fps, duration): never past k / fps, never back within an animation.
-            t = data.get("t", -1)
-            prev = self.frames_by_animation.get(n)
-            if not (0 <= t <= k / self.fps + 1e-9) or (prev and t < prev[-1].get("t", 0)):
-                self.problem(f"frame {fid}: t {t} (fps {self.fps}, previous {prev[-1].get('t') if prev else '-'})")
-            self.open_animation = n
-            self.last_id = (n, k)
-            self.frames_by_animation.setdefault(n, []).append(data)
-        elif name in ("settled", "interrupted", "snapshot"):
-            missing = SNAPSHOT_FIELDS - data.keys()
-            if missing:
-                self.problem(f"`{name}` without {sorted(missing)}: {datas[0]}")
-            if data.get("id") != self.sid:
-                self.problem(f"`{name}` of session {data.get('id')!r}")
-            self.open_animation = None
-        elif name == "closed":
-            if self.closed_reason is None:
-                self.closed_reason = data.get("reason")
-        else:
-            self.problem(f"unknown event `{name}`")
 
 
 # --------------------------------------------------------------------------------------------

@@ -44,6 +44,8 @@ import sys
 import threading
 import time
 
+from sse_check import StreamCheck
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.environ.get("SHEETD_BIN", os.path.join(ROOT, ".build", "debug", "sheetd"))
 GRACE = float(os.environ.get("DRAIN_GRACE", "1"))
@@ -57,12 +59,6 @@ OUT = os.environ.get("DRAIN_OUT", os.path.join(ROOT, ".build", "drain-test"))
 # whose handler stores one atomic before anything else; 0.25 s leaves room for a loaded 2-core box.
 READY_BOUND = float(os.environ.get("DRAIN_READY_BOUND", "0.25"))
 HOST = "127.0.0.1"
-
-FRAME_FIELDS = {"animation", "index", "t", "constant", "dimmerAlpha", "progress", "velocity"}
-SNAPSHOT_FIELDS = {
-    "id", "preset", "constraint", "geometry", "options", "clock", "detents", "state", "detent", "constant",
-    "dimmerAlpha", "progress", "animation", "time",
-}
 
 results: list[tuple[bool, str]] = []
 figures_lost: list[int] = []
@@ -241,24 +237,17 @@ class BlockingClient:
 # One SSE stream on a raw socket.
 
 
-class Stream:
+class Stream(StreamCheck):
     def __init__(self, n: int, session: str, query: str, kind: str):
+        super().__init__(sid=session)
         self.n, self.session, self.query, self.kind = n, session, query, kind
         self.sock: socket.socket | None = None
         self.status = None
         self.ctype = ""
         self.opened = False  # headers and the `retry:` line arrived
         self.text = ""
-        self.events = 0
-        self.frames = 0
-        self.last_id: tuple[int, int] | None = None
-        self.open_animation: int | None = None  # frames seen, no settled/interrupted yet
-        self.closed_event_at: float | None = None
-        self.closed_reason = None
-        self.after_closed = 0  # events after `closed` (must be 0)
         self.eof_at: float | None = None
         self.clean_end = False  # the chunked terminator came
-        self.problems: list[str] = []
         self.parser = ResponseParser(on_head=self._head, on_data=self._data, on_end=self._end)
 
     def _head(self, status, headers):
@@ -272,65 +261,8 @@ class Stream:
         self.text += b.decode("utf-8")
         while "\n\n" in self.text:
             block, self.text = self.text.split("\n\n", 1)
-            self._event(block)
-
-    def problem(self, what: str):
-        if len(self.problems) < 5:
-            self.problems.append(what)
-
-    def _event(self, block: str):
-        fields: dict[str, list[str]] = {}
-        for line in block.split("\n"):
-            if line.startswith(":"):
-                continue  # a comment (keep-alive)
-            name, _, value = line.partition(":")
-            fields.setdefault(name, []).append(value[1:] if value.startswith(" ") else value)
-        if not fields:
-            return
-        if "retry" in fields and len(fields) == 1:
-            self.opened = True
-            return
-        self.events += 1
-        if self.closed_event_at is not None:
-            self.after_closed += 1
-        name = fields.get("event", ["message"])[0]
-        datas = fields.get("data", [])
-        if len(datas) != 1:
-            self.problem(f"event {name} with {len(datas)} data lines: {block!r}")
-            return
-        try:
-            data = json.loads(datas[0])
-        except ValueError:
-            self.problem(f"torn data: {datas[0]!r}")
-            return
-        if name == "frame":
-            self.frames += 1
-            if not FRAME_FIELDS <= data.keys():
-                self.problem(f"frame without {FRAME_FIELDS - data.keys()}: {datas[0]}")
-            fid = fields.get("id", [""])[0]
-            try:
-                n, k = (int(x) for x in fid.split(":"))
-            except ValueError:
-                self.problem(f"frame id {fid!r}")
-                return
-            if (n, k) != (data.get("animation"), data.get("index")):
-                self.problem(f"id {fid} but data says {data.get('animation')}:{data.get('index')}")
-            if self.last_id is not None and (n, k) <= self.last_id:
-                self.problem(f"id {n}:{k} after {self.last_id[0]}:{self.last_id[1]}")
-            if self.open_animation is not None and self.open_animation != n:
-                self.problem(f"frames of {n} before animation {self.open_animation} settled or was interrupted")
-            self.open_animation = n
-            self.last_id = (n, k)
-        elif name in ("settled", "interrupted", "snapshot"):
-            if not SNAPSHOT_FIELDS <= data.keys():
-                self.problem(f"{name} without {SNAPSHOT_FIELDS - data.keys()}: {datas[0]}")
-            self.open_animation = None
-        elif name == "closed":
-            if self.closed_event_at is None:
-                self.closed_event_at = time.monotonic()
-                self.closed_reason = data.get("reason")
-        else:
-            self.problem(f"unknown event {name!r}")
+            if self.event(block):
+                self.opened = True
 
 
 # --------------------------------------------------------------------------------------------
@@ -479,7 +411,7 @@ def run(proc: subprocess.Popen, port: int, rng: random.Random, figures: list[tup
             client.call("POST", f"/sessions/{sid}/show", {})
             setup_answers[sid] = setup_answers.get(sid, 0) + 1
     client.close()
-    active, idle = sessions[:n_active], sessions[n_active:]
+    active = sessions[:n_active]
     time.sleep(0.6)  # the idle sessions' show animations settle: their streams will have nothing to send
 
     # Streams: 5 per session; on busy sessions realtime at 20/30/60 fps and one instant at 30 fps.
@@ -685,7 +617,6 @@ def event_loop(sel, streams, drivers, shared):
 
 def report(streams, drivers, probes, t0, t_ready, ready_retry_after, t_turned_away, code, t_exit, rate_before,
            shared, figures) -> int:
-    started = shared["load_started"]
     answers = [x for d in drivers for x in d.done]
     unanswered = [x for d in drivers for x in d.unanswered]
     statuses: dict[int, int] = {}
@@ -777,17 +708,17 @@ def report(streams, drivers, probes, t0, t_ready, ready_retry_after, t_turned_aw
              if lost else ""))
     figures_lost.append(lost_n)
 
-    no_closed = [st for st in streams if st.closed_event_at is None]
-    closed_after_eof = [st for st in streams if st.closed_event_at is not None and st.eof_at is not None
-                        and st.closed_event_at > st.eof_at]
-    wrong_reason = [st for st in streams if st.closed_event_at is not None and st.closed_reason != "draining"]
+    no_closed = [st for st in streams if st.closed_at is None]
+    closed_after_eof = [st for st in streams if st.closed_at is not None and st.eof_at is not None
+                        and st.closed_at > st.eof_at]
+    wrong_reason = [st for st in streams if st.closed_at is not None and st.closed_reason != "draining"]
     got = len(streams) - len(no_closed)
     check(not no_closed, f"{got} of {len(streams)} streams got `event: closed` before their socket closed"
           + (f"; without: {describe(no_closed)}" if no_closed else ""))
     for kind in ("idle", "realtime", "instant"):
         ks = [st for st in streams if st.kind == kind]
         if ks:
-            miss = [st for st in ks if st.closed_event_at is None]
+            miss = [st for st in ks if st.closed_at is None]
             check(not miss, f"  {kind} streams ({len(ks)}): {len(ks) - len(miss)} got `closed`")
     check(not wrong_reason, "every `closed` says reason \"draining\""
           + (f"; stream {wrong_reason[0].n}: {wrong_reason[0].closed_reason!r}" if wrong_reason else ""))
@@ -808,7 +739,7 @@ def report(streams, drivers, probes, t0, t_ready, ready_retry_after, t_turned_aw
     check(t_exit is not None and t_exit <= GRACE + EXIT_BOUND,
           f"exit {fmt_ms(t_exit)} after SIGTERM (bound: grace {GRACE:g} s + {EXIT_BOUND:g} s)")
 
-    closed_times = sorted(st.closed_event_at - t0 for st in streams if st.closed_event_at is not None)
+    closed_times = sorted(st.closed_at - t0 for st in streams if st.closed_at is not None)
     eof_times = sorted(st.eof_at - t0 for st in streams if st.eof_at is not None)
     figures += [
         ("streams (idle / realtime / instant)",

@@ -1,0 +1,111 @@
+"""Checks a sheetd frame stream (Server-Sent Events) event by event, as API.md describes it.
+
+Shared by scripts/drain_test.py and scripts/concurrency_test.py: each reads the stream its own way
+(raw sockets on a selector, or a thread per stream) and hands every event block (the text between
+two blank lines) to `StreamCheck.event`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+FRAME_FIELDS = {"animation", "index", "t", "constant", "dimmerAlpha", "progress", "velocity"}
+SNAPSHOT_FIELDS = {
+    "id", "preset", "constraint", "geometry", "options", "clock", "detents", "state", "detent", "constant",
+    "dimmerAlpha", "progress", "animation", "time",
+}
+
+
+class StreamCheck:
+    """What one stream carried so far, and what was wrong with it (the first five problems).
+
+    Checks: one whole JSON `data:` line per event (no torn frames), frame fields, ids `n:k` equal
+    to the frame's own and strictly increasing, an animation's frames ended by `settled` or
+    `interrupted` before the next animation's, snapshot fields (and, given `sid`, the session id),
+    frame times within k / fps and never going back (given `fps`), nothing after `closed`.
+    """
+
+    def __init__(self, sid: str | None = None, fps: int | None = None):
+        self.sid, self.fps = sid, fps
+        self.events = 0
+        self.frames = 0
+        self.frames_by_animation: dict[int, list[dict]] = {}
+        self.last_id: tuple[int, int] | None = None
+        self.open_animation: int | None = None  # frames seen, no settled/interrupted yet
+        self.closed_at: float | None = None  # monotonic time the `closed` event was read
+        self.closed_reason = None
+        self.after_closed = 0  # events after `closed` (must be 0)
+        self.problems: list[str] = []
+
+    def problem(self, what: str):
+        if len(self.problems) < 5:
+            self.problems.append(what)
+
+    def event(self, block: str) -> bool:
+        """Checks one event block; True when it was the stream's opening `retry:` line."""
+        fields: dict[str, list[str]] = {}
+        for line in block.split("\n"):
+            if line.startswith(":"):
+                continue  # a comment (keep-alive)
+            name, _, value = line.partition(":")
+            fields.setdefault(name, []).append(value[1:] if value.startswith(" ") else value)
+        if not fields:
+            return False
+        if set(fields) == {"retry"}:
+            return True
+        self.events += 1
+        if self.closed_at is not None:
+            self.after_closed += 1
+        name = fields.get("event", ["message"])[0]
+        datas = fields.get("data", [])
+        if len(datas) != 1:
+            self.problem(f"`{name}` with {len(datas)} data lines: {block!r}")
+            return False
+        try:
+            data = json.loads(datas[0])
+        except ValueError:
+            self.problem(f"torn data line: {datas[0]!r}")
+            return False
+        if name == "frame":
+            self._frame(fields.get("id", [""])[0], data, datas[0])
+        elif name in ("settled", "interrupted", "snapshot"):
+            missing = SNAPSHOT_FIELDS - data.keys()
+            if missing:
+                self.problem(f"`{name}` without {sorted(missing)}: {datas[0]}")
+            if self.sid is not None and data.get("id") != self.sid:
+                self.problem(f"`{name}` of session {data.get('id')!r}")
+            self.open_animation = None
+        elif name == "closed":
+            if self.closed_at is None:
+                self.closed_at = time.monotonic()
+                self.closed_reason = data.get("reason")
+        else:
+            self.problem(f"unknown event `{name}`")
+        return False
+
+    def _frame(self, fid: str, data: dict, line: str):
+        self.frames += 1
+        missing = FRAME_FIELDS - data.keys()
+        if missing:
+            self.problem(f"frame without {sorted(missing)}: {line}")
+        try:
+            n, k = (int(x) for x in fid.split(":"))
+        except ValueError:
+            self.problem(f"frame id {fid!r}")
+            return
+        if (n, k) != (data.get("animation"), data.get("index")):
+            self.problem(f"id {fid} but the data says {data.get('animation')}:{data.get('index')}")
+        if self.last_id is not None and (n, k) <= self.last_id:
+            self.problem(f"frame id {n}:{k} after {self.last_id[0]}:{self.last_id[1]}")
+        if self.open_animation is not None and self.open_animation != n:
+            self.problem(f"frames of animation {n} before {self.open_animation} ended with settled/interrupted")
+        if self.fps is not None:
+            # t = min(k / fps, duration): never past k / fps, never back within an animation.
+            t = data.get("t", -1)
+            prev = self.frames_by_animation.get(n)
+            if not (0 <= t <= k / self.fps + 1e-9) or (prev and t < prev[-1].get("t", 0)):
+                self.problem(f"frame {fid}: t {t} (fps {self.fps}, previous {prev[-1].get('t') if prev else '-'})")
+        self.open_animation = n
+        self.last_id = (n, k)
+        self.frames_by_animation.setdefault(n, []).append(data)
