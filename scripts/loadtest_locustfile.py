@@ -56,6 +56,8 @@ from array import array
 from collections import Counter, defaultdict
 from urllib.parse import urlsplit
 
+from sse_check import take_chunks
+
 import gevent
 import gevent.event
 import yaml
@@ -346,18 +348,8 @@ class FrameFollower:
             arrival = time.perf_counter()
             # Decode every complete chunk in `pending`.
             if chunked:
-                while True:
-                    nl = pending.find(b"\r\n")
-                    if nl < 0:
-                        break
-                    size = int(pending[:nl].split(b";")[0], 16)
-                    if size == 0:
-                        ended = True
-                        break
-                    if len(pending) < nl + 2 + size + 2:
-                        break
-                    text += pending[nl + 2:nl + 2 + size].decode("utf-8")
-                    pending = pending[nl + 2 + size + 2:]
+                decoded, pending, ended = take_chunks(pending)
+                text += decoded
             else:
                 text += pending.decode("utf-8")
                 pending = b""

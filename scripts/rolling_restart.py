@@ -58,6 +58,8 @@ import threading
 import time
 import uuid
 
+from sse_check import take_chunks
+
 P = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 P.add_argument("--bin", required=True)
 P.add_argument("--ports", required=True, help="the instances' ports, comma-separated")
@@ -293,23 +295,13 @@ class Stream(threading.Thread):
             interval = [now(), None]
             self.intervals.append(interval)
             first = True
-            ended = False
+            ended = False  # the last chunk came
             text, pending = "", raw
             try:
                 while True:
                     if chunked:
-                        while True:
-                            nl = pending.find(b"\r\n")
-                            if nl < 0:
-                                break
-                            size = int(pending[:nl].split(b";")[0], 16)
-                            if size == 0:
-                                ended = True
-                                break
-                            if len(pending) < nl + 2 + size + 2:
-                                break
-                            text += pending[nl + 2:nl + 2 + size].decode("utf-8")
-                            pending = pending[nl + 2 + size + 2:]
+                        decoded, pending, ended = take_chunks(pending)
+                        text += decoded
                     else:
                         text += pending.decode("utf-8")
                         pending = b""

@@ -109,3 +109,21 @@ class StreamCheck:
         self.open_animation = n
         self.last_id = (n, k)
         self.frames_by_animation.setdefault(n, []).append(data)
+
+
+def take_chunks(pending: bytes) -> tuple[str, bytes, bool]:
+    """Decodes the complete chunks at the front of a chunked body's bytes: (their text, the bytes
+    left for later, whether the last chunk has come). sheetd writes whole events per chunk, so a
+    chunk is whole UTF-8."""
+    text = ""
+    while True:
+        nl = pending.find(b"\r\n")
+        if nl < 0:
+            return text, pending, False
+        size = int(pending[:nl].split(b";")[0], 16)
+        if size == 0:
+            return text, pending, True
+        if len(pending) < nl + 2 + size + 2:
+            return text, pending, False
+        text += pending[nl + 2:nl + 2 + size].decode("utf-8")
+        pending = pending[nl + 2 + size + 2:]
