@@ -42,7 +42,10 @@ struct SessionRecord: Sendable {
     /// The version of the session's last write to the archive (0: never): microseconds of wall
     /// time, so another process that wrote a higher version holds a newer state.
     var version = 0
-    static let recentLimit = 4
+    /// Enough for a stream away for a drain's 2 s retry while its session goes on elsewhere at a
+    /// gesture every ~0.5 s (4 was not: scripts/rolling-restart saw resumptions fall back to a
+    /// snapshot, 3 of 12 in one run). An idle session holds none of them.
+    static let recentLimit = 8
 
     init(sheet: SheetSession) { self.sheet = sheet }
 
