@@ -4,17 +4,7 @@ import XCTest
 
 @testable import RedisClient
 
-final class RedisConnectionTests: XCTestCase {
-    private var server: RedisServer!
-
-    override func setUpWithError() throws {
-        server = try RedisServer()
-    }
-
-    override func tearDown() {
-        server?.stop()
-        server = nil
-    }
+final class RedisConnectionTests: RedisTestCase {
 
     func testRoundTripsBinaryValues() throws {
         let redis = try RedisConnection(endpoint: server.endpoint())

@@ -6,6 +6,20 @@ import XCTest
 /// A real redis-server on a free loopback port, started for one test and stopped by its PID:
 /// no persistence, no output. It can be stopped and started again on the same port, or paused
 /// (SIGSTOP) to play a Redis that accepts connections but never answers.
+/// A test case with its own redis-server, started before each test and stopped after it.
+class RedisTestCase: XCTestCase {
+    var server: RedisServer!
+
+    override func setUpWithError() throws {
+        server = try RedisServer()
+    }
+
+    override func tearDown() {
+        server?.stop()
+        server = nil
+    }
+}
+
 final class RedisServer {
     let port: Int
     private let executable: URL

@@ -36,17 +36,7 @@ private final class Inbox: Sendable {
     }
 }
 
-final class RedisSubscriberTests: XCTestCase {
-    private var server: RedisServer!
-
-    override func setUpWithError() throws {
-        server = try RedisServer()
-    }
-
-    override func tearDown() {
-        server?.stop()
-        server = nil
-    }
+final class RedisSubscriberTests: RedisTestCase {
 
     /// A subscriber to `channels` on the test server, subscribed before it is returned.
     private func subscribed(

@@ -3,17 +3,7 @@ import XCTest
 
 @testable import RedisClient
 
-final class RedisWriterTests: XCTestCase {
-    private var server: RedisServer!
-
-    override func setUpWithError() throws {
-        server = try RedisServer()
-    }
-
-    override func tearDown() {
-        server?.stop()
-        server = nil
-    }
+final class RedisWriterTests: RedisTestCase {
 
     func testOnlyTheLatestValueOfAKeyIsWritten() throws {
         let reader = try RedisConnection(endpoint: server.endpoint())
