@@ -20,6 +20,18 @@ extension JSONWriter {
         string(s)
     }
 
+    /// An integer member.
+    @inline(__always) mutating func member(_ name: StaticString, integer n: Int) {
+        key(name)
+        integer(n)
+    }
+
+    /// A boolean member.
+    @inline(__always) mutating func member(_ name: StaticString, _ b: Bool) {
+        key(name)
+        bool(b)
+    }
+
     /// A string-or-null member.
     @inline(__always) mutating func member(_ name: StaticString, _ s: String?) {
         key(name)
