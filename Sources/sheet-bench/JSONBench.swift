@@ -24,6 +24,10 @@ func runJSONBench(iterations: Int, rounds: Int = 7) -> [(name: String, nanosecon
     // Sanity: every candidate reads the same request and writes the same reply.
     precondition(try! decoder.decode(JSONBenchPan.self, from: bodyData) == JSONBenchPan.ours(body)!)
     precondition(JSONBenchPan.serialization(bodyData) == JSONBenchPan.ours(body)!)
+    // The direct pan decoder reads the same fields as the general path (Decode.json then Decode.pan).
+    let pan = PanDecoder.direct(body, preset: .facebook, clock: .server)!
+    precondition(pan == PanDecoder.general(body, preset: .facebook, clock: .server)!)
+    precondition(pan.0.translation == JSONBenchPan.ours(body)!.translation && pan.1 == JSONBenchPan.ours(body)!.time)
     precondition(String(decoding: reply.writeStatic(), as: UTF8.self) == jsonBenchReply)
     precondition(String(decoding: reply.writeDynamic(), as: UTF8.self) == jsonBenchReply)
     precondition(
@@ -38,6 +42,9 @@ func runJSONBench(iterations: Int, rounds: Int = 7) -> [(name: String, nanosecon
 
     measure("parse pan body: JSONReader → 4 fields") {
         benchBlackHole(JSONBenchPan.ours(body))
+    }
+    measure("parse pan body: Decode.panDirect → PanEvent (no tree)") {
+        benchBlackHole(PanDecoder.direct(body, preset: .facebook, clock: .server))
     }
     measure("parse pan body: JSONReader → JSONValue only") {
         benchBlackHole(try? JSONReader.parse(body))

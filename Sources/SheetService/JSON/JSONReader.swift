@@ -83,6 +83,22 @@ package enum JSONReader {
             return .failure(error)
         }
     }
+
+    /// The number that starts at `start` in `bytes`, read by the reader's own number parser (same
+    /// grammar, same correctly rounded result, same out-of-range rejection), and the index just past
+    /// it; nil where `parse` would fail inside the number. What follows the number is not looked at:
+    /// a caller reading a document checks that a delimiter comes next, as the reader does.
+    package static func number(in bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> (value: Double, end: Int)? {
+        guard let base = bytes.baseAddress, start >= 0, start < bytes.count else { return nil }
+        var parser = JSONParser(base: base, count: bytes.count, maxDepth: defaultMaxDepth)
+        parser.i = start
+        do throws(JSONError) {
+            let value = try parser.parseNumber()
+            return (value, parser.i)
+        } catch {
+            return nil
+        }
+    }
 }
 
 // MARK: - Byte constants
