@@ -113,15 +113,4 @@ cmhd_connection_fd(struct MHD_Connection *connection)
   return (NULL == info) ? -1 : (int) info->connect_fd;
 }
 
-/// Sets one connection's inactivity timeout in seconds (0: none), the non-variadic
-/// face of MHD_set_connection_option(MHD_CONNECTION_OPTION_TIMEOUT). Used to hold
-/// a request body to its deadline and to restore the idle timeout afterwards.
-static inline enum MHD_Result
-cmhd_set_connection_timeout(struct MHD_Connection *connection,
-                            unsigned int seconds)
-{
-  return MHD_set_connection_option(connection, MHD_CONNECTION_OPTION_TIMEOUT,
-                                   seconds);
-}
-
 #endif

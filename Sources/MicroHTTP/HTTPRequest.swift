@@ -8,7 +8,7 @@ public struct HTTPRequestHead: Sendable {
     public var method: String
     /// The request target exactly as sent (path plus "?query"), undecoded.
     public var target: String {
-        didSet { queryStart = target.utf8.firstIndex(of: UInt8(ascii: "?")) }
+        didSet { queryStart = Self.queryStart(of: target) }
     }
     /// The header fields in the order received.
     public var headers: HTTPHeaders
@@ -24,7 +24,15 @@ public struct HTTPRequestHead: Sendable {
         self.target = target
         self.headers = headers
         self.version = version
-        self.queryStart = target.utf8.firstIndex(of: UInt8(ascii: "?"))
+        self.queryStart = Self.queryStart(of: target)
+    }
+
+    /// Where the first "?" of `target` is, searched in its contiguous UTF-8 (a generic
+    /// `firstIndex(of:)` on the UTF-8 view cost ≈ 570 instructions per request).
+    private static func queryStart(of target: String) -> String.Index? {
+        var target = target
+        let offset = target.withUTF8 { $0.firstIndex(of: UInt8(ascii: "?")) }
+        return offset.map { target.utf8.index(target.utf8.startIndex, offsetBy: $0) }
     }
 
     /// The raw path: the target up to the first "?", not percent-decoded.

@@ -40,12 +40,10 @@ public final class HTTPServer: Sendable {
         /// without an answer.
         public var maxBodyBytes: Int
         /// How long a request may take from its request line to the last byte of its body;
-        /// `.zero` for no limit. A head still arriving at the deadline is cut off by a watch thread
-        /// (slowloris: libmicrohttpd's own timeout counts inactivity only), one completing in the
-        /// instant after is answered 408; a body still arriving is cut off (libmicrohttpd 0.9.75
-        /// cannot answer mid-body), and while a body arrives the connection's idle timeout is
-        /// shortened to the time left, so a stalled upload holds its slot no longer than the
-        /// deadline. Measured from the request line.
+        /// `.zero` for no limit. A head or body still arriving at the deadline is cut off by a
+        /// watch thread within 250 ms (slowloris, stalled uploads: libmicrohttpd's own timeout
+        /// counts inactivity only, and 0.9.75 cannot answer mid-body); a head completing in the
+        /// instant after is answered 408. Measured from the request line.
         public var requestDeadline: Duration
         /// How long `stop()` lets ended streams flush their last bytes and terminator before the
         /// connections are closed.

@@ -146,12 +146,13 @@ private func requestStarted(
     // RFC 9112 §3.2.2: a server must accept the absolute form ("http://host/path"); route by its
     // path, as if the origin form had been sent.
     if let first = target.utf8.first, first | 0x20 == UInt8(ascii: "h") { target = originForm(target) }
+    let request = RequestState(target: target, targetLength: rawLength)
     if let cls {
         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
         core.inFlight.add(1, ordering: .relaxed)
-        if let connection { core.headWatch?.enter(connection, target: target) }
+        if let connection { core.headWatch?.enter(request, socket: cmhd_connection_fd(connection)) }
     }
-    return Unmanaged.passRetained(RequestState(target: target, targetLength: rawLength)).toOpaque()
+    return Unmanaged.passRetained(request).toOpaque()
 }
 
 /// The origin form of an absolute-form target: the path and query after the authority ("/" when
@@ -172,18 +173,13 @@ private func requestCompleted(
     _ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ termination: MHD_RequestTerminationCode
 ) {
     guard let context, let state = context.pointee else { return }
+    let request = Unmanaged<RequestState>.fromOpaque(state)
     if let cls {
         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
         core.inFlight.subtract(1, ordering: .relaxed)
-        // Before libmicrohttpd closes the socket (it does so after this callback).
-        if let connection { core.headWatch?.leave(connection) }
-    }
-    let request = Unmanaged<RequestState>.fromOpaque(state)
-    // A body that stalled until its deadline is closed by libmicrohttpd's timeout, not by us.
-    if termination == .REQUEST_TERMINATED_TIMEOUT_REACHED, let cls,
-        case .readingBody = request.takeUnretainedValue().phase, let head = request.takeUnretainedValue().head
-    {
-        Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().responder.deadlinePassed(head)
+        // Before libmicrohttpd closes the socket (it does so after this callback), and before the
+        // state is released (the watch holds it unretained).
+        core.headWatch?.leave(request.takeUnretainedValue())
     }
     request.release()
     context.pointee = nil
@@ -222,12 +218,9 @@ private func handleAccess(
 
     switch request.phase {
     case .awaitingHead:
-        core.headWatch?.leave(connection)
-        let deadline = core.deadlineLeft(request, now: .now)
-        if let deadline, deadline.passed {
+        if core.deadlinePassed(request) {
             // The head itself took longer than the whole request may (a slow-header client).
-            request.phase = .answered
-            return queue(requestTimedOut(core), closing: true, on: connection, core: core)
+            return answer(requestTimedOut(core), closing: true, request, on: connection, core: core)
         }
         // libmicrohttpd hands the target over NUL-terminated in the line's buffer, right before
         // the version: a NUL inside the target would cut it short unseen ("/sessions/a\0junk" →
@@ -236,32 +229,26 @@ private func handleAccess(
         if let url, let version, request.targetLength >= 0,
             UnsafeRawPointer(version) - UnsafeRawPointer(url) != request.targetLength + 1
         {
-            request.phase = .answered
-            return queue(
+            return answer(
                 Problem.response(
                     status: 400, title: "Bad Request",
                     detail: "The request line is malformed (a control character or extra space in the target).",
                     code: "bad-request-line"),
-                closing: true, on: connection, core: core)
+                closing: true, request, on: connection, core: core)
         }
+        let (headers, declaredLength) = receivedHeaders(of: connection)
         let head = HTTPRequestHead(
             method: method.map { String(cString: $0) } ?? "",
             target: request.target,
-            headers: receivedHeaders(of: connection),
+            headers: headers,
             version: version.map { String(cString: $0) } ?? "")
         if let refusal = core.responder.screen(head) {
-            request.phase = .answered
-            return queue(refusal, closing: true, on: connection, core: core)
+            return answer(refusal, closing: true, request, on: connection, core: core)
         }
-        let declaredLength = declaredContentLength(head.headers)
         if declaredLength > core.maxBodyBytes {
-            request.phase = .answered
-            return queue(bodyTooLarge(limit: core.maxBodyBytes), closing: true, on: connection, core: core)
+            return answer(bodyTooLarge(limit: core.maxBodyBytes), closing: true, request, on: connection, core: core)
         }
-        if declaredLength > 0 {
-            request.body.reserveCapacity(declaredLength)
-            if let deadline { holdToDeadline(connection, request, secondsLeft: deadline.seconds, core: core) }
-        }
+        if declaredLength > 0 { request.body.reserveCapacity(declaredLength) }
         request.head = head
         request.phase = .readingBody
         return MHD_Result.YES
@@ -271,14 +258,6 @@ private func handleAccess(
         if count > 0 {
             // Every call must consume what it is given, or libmicrohttpd calls again with the same bytes.
             uploadDataSize.pointee = 0
-            if let deadline = core.deadlineLeft(request, now: .now) {
-                // MHD_NO closes the connection: no answer can be queued while a body arrives.
-                guard !deadline.passed else {
-                    if let head = request.head { core.responder.deadlinePassed(head) }
-                    return MHD_Result.NO
-                }
-                holdToDeadline(connection, request, secondsLeft: deadline.seconds, core: core)
-            }
             guard request.body.count + count <= core.maxBodyBytes else {
                 // Only a chunked body gets here (a declared Content-Length was checked up front).
                 request.body = []
@@ -289,18 +268,19 @@ private func handleAccess(
             request.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: count))
             return MHD_Result.YES
         }
-        request.phase = .answered
-        if request.timeoutShortened {
-            // Back to the idle timeout for what follows on this keep-alive connection.
-            _ = cmhd_set_connection_timeout(connection, core.idleTimeoutSeconds)
-            request.timeoutShortened = false
-        }
         guard let head = request.head else { return MHD_Result.NO }
+        // A body that ends after the deadline but before the watch cut it (it looks four times a
+        // second) is cut here: MHD_NO closes the connection, no answer can be queued mid-request.
+        if !request.body.isEmpty, core.deadlinePassed(request) {
+            core.headWatch?.leave(request)
+            core.responder.deadlinePassed(head)
+            return MHD_Result.NO
+        }
         let body = request.body
         request.body = []
         request.head = nil
         let response = core.responder.respond(to: HTTPRequest(head: head, body: body, receivedAt: request.receivedAt))
-        return queue(response, closing: false, on: connection, core: core)
+        return answer(response, closing: false, request, on: connection, core: core)
 
     case .discardingBody(let allowance):
         let count = uploadDataSize.pointee
@@ -311,8 +291,7 @@ private func handleAccess(
             request.phase = .discardingBody(allowance: allowance - count)
             return MHD_Result.YES
         }
-        request.phase = .answered
-        return queue(bodyTooLarge(limit: core.maxBodyBytes), closing: true, on: connection, core: core)
+        return answer(bodyTooLarge(limit: core.maxBodyBytes), closing: true, request, on: connection, core: core)
 
     case .answered:
         // Body bytes after a refusal: drop them (libmicrohttpd closes the connection afterwards).
@@ -321,17 +300,14 @@ private func handleAccess(
     }
 }
 
-/// Shortens the connection's idle timeout to the seconds left of the request's deadline (never
-/// lengthens it), so a body that stalls is cut off by libmicrohttpd at the deadline even when no
-/// further byte arrives to wake the handler.
-private func holdToDeadline(
-    _ connection: OpaquePointer, _ request: RequestState, secondsLeft: UInt32, core: ServerCore
-) {
-    let idle = core.idleTimeoutSeconds
-    let seconds = idle == 0 ? secondsLeft : min(idle, secondsLeft)
-    guard seconds != idle || request.timeoutShortened else { return }
-    _ = cmhd_set_connection_timeout(connection, max(seconds, 1))
-    request.timeoutShortened = true
+/// Queues the answer to `request`, which is then no longer watched for its deadline (it has
+/// arrived: whatever the answer's sending takes is the idle timeout's and the client's affair).
+private func answer(
+    _ response: HTTPResponse, closing: Bool, _ request: RequestState, on connection: OpaquePointer, core: ServerCore
+) -> MHD_Result {
+    request.phase = .answered
+    core.headWatch?.leave(request)
+    return queue(response, closing: closing, on: connection, core: core)
 }
 
 /// 408 for a request whose head arrived after its deadline.
@@ -344,47 +320,42 @@ private func requestTimedOut(_ core: ServerCore) -> HTTPResponse {
 }
 
 /// The request's header fields in the order received, gathered in one pass over libmicrohttpd's
-/// list (names and values with their lengths, so no strlen).
-private func receivedHeaders(of connection: OpaquePointer) -> HTTPHeaders {
-    var fields: [(name: String, value: String)] = []
-    // Counting first (a walk of a short linked list) sizes the array in one allocation.
-    let count = MHD_get_connection_values_n(connection, MHD_ValueKind.HEADER_KIND, nil, nil)
-    if count > 0 { fields.reserveCapacity(Int(count)) }
-    withUnsafeMutablePointer(to: &fields) { fieldsPointer in
+/// list (names and values with their lengths, so no strlen) into one buffer, and the largest
+/// Content-Length among them (0 when none; libmicrohttpd has already refused malformed ones; it
+/// saturates instead of overflowing, so absurd values still count as too large).
+private func receivedHeaders(of connection: OpaquePointer) -> (HTTPHeaders, declaredLength: Int) {
+    // A typical head's fields fit in 512 bytes: one allocation, grown only for larger heads.
+    var gathered = (headers: HTTPHeaders(reservingBytes: 448, fields: 8), declaredLength: 0)
+    withUnsafeMutablePointer(to: &gathered) { pointer in
         _ = MHD_get_connection_values_n(
             connection, MHD_ValueKind.HEADER_KIND,
             { cls, _, key, keySize, value, valueSize in
                 guard let cls, let key else { return MHD_Result.YES }
-                let fields = cls.assumingMemoryBound(to: [(name: String, value: String)].self)
+                let gathered = cls.assumingMemoryBound(to: (headers: HTTPHeaders, declaredLength: Int).self)
                 let name = UnsafeRawBufferPointer(start: key, count: keySize)
                 let text =
                     value.map { UnsafeRawBufferPointer(start: $0, count: valueSize) }
                     ?? UnsafeRawBufferPointer(start: nil, count: 0)
-                fields.pointee.append(
-                    (
-                        name: String(decoding: name, as: UTF8.self), value: String(decoding: text, as: UTF8.self)
-                    ))
+                gathered.pointee.headers.append(name: name, value: text)
+                if keySize == 14, HTTPHeaders.name(name, is: "content-length") {
+                    gathered.pointee.declaredLength = max(gathered.pointee.declaredLength, decimalValue(text))
+                }
                 return MHD_Result.YES
-            }, fieldsPointer)
+            }, pointer)
     }
-    return HTTPHeaders(fields)
+    return gathered
 }
 
-/// The largest Content-Length declared (libmicrohttpd has already refused malformed ones), 0 when
-/// none; saturates instead of overflowing, so absurd values still count as too large.
-private func declaredContentLength(_ headers: HTTPHeaders) -> Int {
-    var largest = 0
-    for (name, value) in headers where HTTPHeaders.namesMatch(name, "Content-Length") {
-        var length = 0
-        for byte in value.utf8 where byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
-            let (times10, overflow1) = length.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = times10.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
-            if overflow1 || overflow2 { return Int.max }
-            length = sum
-        }
-        largest = max(largest, length)
+/// The digits of `text` as a number, saturating at Int.max.
+private func decimalValue(_ text: UnsafeRawBufferPointer) -> Int {
+    var length = 0
+    for byte in text where byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+        let (times10, overflow1) = length.multipliedReportingOverflow(by: 10)
+        let (sum, overflow2) = times10.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+        if overflow1 || overflow2 { return Int.max }
+        length = sum
     }
-    return largest
+    return length
 }
 
 /// How many bytes of an over-limit chunked body are read and dropped so that the client can be

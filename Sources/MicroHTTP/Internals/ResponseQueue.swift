@@ -63,40 +63,34 @@ func queueCreatedResponse(
     _ response: OpaquePointer, status: UInt32, headers: HTTPHeaders, closing: Bool, on connection: OpaquePointer
 ) -> QueueOutcome {
     defer { MHD_destroy_response(response) }
-    for field in headers {
+    var refusal: String?
+    // Names and values go to libmicrohttpd straight from the headers' buffer, where each is
+    // followed by a NUL (libmicrohttpd copies them).
+    headers.forEachRaw { name, value in
         // libmicrohttpd computes Content-Length itself and refuses one set by hand.
-        if HTTPHeaders.namesMatch(field.name, "Content-Length") { continue }
-        guard isFieldName(field.name), isFieldValue(field.value) else {
-            return .refused("the response header \"\(field.name)\" has a character HTTP does not allow there")
+        if name.count == 14, HTTPHeaders.name(name, is: "content-length") { return true }
+        // A NUL inside a name or value would cut it short as a C string: not a field value
+        // (control characters are refused), nor a token.
+        guard HTTPHeaders.isToken(name), HTTPHeaders.isFieldValue(value) else {
+            refusal =
+                "the response header \"\(String(decoding: name, as: UTF8.self))\" has a character HTTP does not allow there"
+            return false
         }
-        guard MHD_add_response_header(response, field.name, field.value) == MHD_Result.YES else {
-            return .refused("the response header \"\(field.name)\" was refused by MHD_add_response_header")
+        let added = MHD_add_response_header(
+            response, name.baseAddress!.assumingMemoryBound(to: CChar.self),
+            (value.baseAddress ?? name.baseAddress! + name.count).assumingMemoryBound(to: CChar.self))
+        guard added == MHD_Result.YES else {
+            refusal =
+                "the response header \"\(String(decoding: name, as: UTF8.self))\" was refused by MHD_add_response_header"
+            return false
         }
+        return true
     }
+    if let refusal { return .refused(refusal) }
     if closing {
         guard MHD_add_response_header(response, "Connection", "close") == MHD_Result.YES else { return .failed }
     }
     return MHD_queue_response(connection, status, response) == MHD_Result.YES ? .queued : .failed
-}
-
-/// Whether `name` is an RFC 9110 token (so it cannot smuggle a ":", a space or a line break).
-private func isFieldName(_ name: String) -> Bool {
-    !name.isEmpty
-        && name.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"):
-                true
-            default:
-                "!#$%&'*+-.^_`|~".utf8.contains(byte)
-            }
-        }
-}
-
-/// Whether `value` has no control characters but tab (RFC 9110 §5.5): a CR or LF here would let a
-/// responder that echoes client input inject header lines (response splitting).
-private func isFieldValue(_ value: String) -> Bool {
-    value.utf8.allSatisfy { $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }
 }
 
 /// The RFC 9457 problem documents MicroHTTP sends on its own (oversized bodies, unusable responses),

@@ -6,8 +6,6 @@ final class ServerCore: Sendable {
     let responder: any HTTPResponder
     /// The largest request body accepted, in bytes.
     let maxBodyBytes: Int
-    /// The idle timeout of a connection between requests, whole seconds (0: none).
-    let idleTimeoutSeconds: UInt32
     /// How long a request may take from its request line to its last body byte (nil: no limit).
     let requestDeadline: Duration?
     /// The streams currently bound to a connection of this server, so that stopping can end them.
@@ -23,21 +21,17 @@ final class ServerCore: Sendable {
     init(configuration: HTTPServer.Configuration, responder: any HTTPResponder) {
         self.responder = responder
         self.maxBodyBytes = configuration.maxBodyBytes
-        self.idleTimeoutSeconds = UInt32(configuration.connectionTimeoutSeconds)
         self.requestDeadline = configuration.requestDeadline > .zero ? configuration.requestDeadline : nil
         self.headWatch = requestDeadline.map(HeadWatch.init(deadline:))
     }
 
-    /// Requests whose head is still arriving (nil: no request deadline).
+    /// Requests still arriving, watched for their deadline (nil: no request deadline).
     let headWatch: HeadWatch?
 
-    /// Seconds left of `request`'s deadline, rounded up (nil: no deadline), and whether it has passed.
-    func deadlineLeft(_ request: RequestState, now: ContinuousClock.Instant) -> (seconds: UInt32, passed: Bool)? {
-        guard let deadline = requestDeadline else { return nil }
-        let left = request.receivedAt + deadline - now
-        guard left > .zero else { return (0, true) }
-        let (seconds, attoseconds) = left.components
-        return (UInt32(clamping: seconds + (attoseconds > 0 ? 1 : 0)), false)
+    /// Whether `request`'s deadline has passed (false when there is none).
+    func deadlinePassed(_ request: RequestState) -> Bool {
+        guard let requestDeadline else { return false }
+        return ContinuousClock.now - request.receivedAt > requestDeadline
     }
 
     /// Whether every answer closes its connection (draining: clients move to new connections).
@@ -117,8 +111,9 @@ struct StreamRegistry {
 }
 
 /// Per-request state, created by the URI log callback and released in the completed callback.
-/// Only ever touched by the one libmicrohttpd thread that serves the request's connection.
-final class RequestState {
+/// Touched by the one libmicrohttpd thread that serves the request's connection, except the
+/// `watch…` fields, which only `HeadWatch` touches, under its lock (hence `@unchecked`).
+final class RequestState: @unchecked Sendable {
     /// Where the request is in libmicrohttpd's multi-call protocol.
     enum Phase {
         /// Headers parsed, the access handler has not been called yet.
@@ -140,11 +135,17 @@ final class RequestState {
     var phase = Phase.awaitingHead
     var head: HTTPRequestHead?
     var body: [UInt8] = []
-    /// Whether the connection's idle timeout was shortened to this request's deadline (restored
-    /// once the body is in).
-    var timeoutShortened = false
     /// When the request line was parsed (this object is made right then).
     let receivedAt = ContinuousClock.Instant.now
+
+    /// The connection's socket, while the request is watched for its deadline.
+    var watchSocket: Int32 = -1
+    /// Whether the request is in the watch's list.
+    var isWatched = false
+    /// The neighbours in the watch's list (unretained: the completed callback leaves the list
+    /// before it releases the state).
+    var watchPrevious: Unmanaged<RequestState>?
+    var watchNext: Unmanaged<RequestState>?
 
     init(target: String, targetLength: Int) {
         self.target = target
