@@ -520,6 +520,14 @@ struct JSONTests {
             (1.7976931348623157e308, "1.7976931348623157e+308"),
             (123456789012345.0, "123456789012345"),  // integer fast path
             (9007199254740992.0, "9007199254740992"),  // ".0" stripped from printed form
+            (0.25, "0.25"),  // short decimal: integer arithmetic, no float printing
+            (0.618502133, "0.618502133"),  // 9 decimals (a server time in ns): still the short path
+            (0.6335699180000001, "0.6335699180000001"),  // more than 9 decimals: the general printer
+            (0.0001, "0.0001"),  // smallest magnitude of the short path, still decimal notation
+            (0.00009, "9e-05"),  // below it Swift prints an exponent: the general printer
+            (1_048_575.5, "1048575.5"),  // just under 2^20, the short path's bound
+            (1_048_576.5, "1048576.5"),  // at 2^20 and over: the general printer
+            (-0.05, "-0.05"),  // sign, then a zero-padded fraction
             (Double.nan, "null"),  // non-finite → null (callers must not pass them)
             (Double.infinity, "null"),
             (-Double.infinity, "null"),
@@ -528,6 +536,55 @@ struct JSONTests {
         var w = JSONWriter()
         w.number(row.0)
         #expect(w.text == row.1)
+    }
+
+    /// The short-decimal path must print exactly what the standard library prints (the
+    /// shortest round-trip digits), for values on and off it: short decimals of every scale,
+    /// values around its bounds, and random doubles.
+    @Test func numbersPrintAsTheStandardLibraryDoes() {
+        func reference(_ x: Double) -> String {
+            if x.magnitude < 1e15, Double(Int(x)) == x { return x == 0 && x.sign == .minus ? "-0" : String(Int(x)) }
+            var text = x.description
+            if text.hasSuffix(".0") { text.removeLast(2) }
+            return text
+        }
+        var values: [Double] = [
+            1e-4, 1e-4.nextUp, 1e-4.nextDown, 1_048_576, 1_048_576.nextDown, 0.1, 0.2, 0.3, 0.1 + 0.2,
+        ]
+        var rng = JSONTestRNG(seed: 7)
+        for _ in 0..<1_000_000 {
+            let r = rng.next()
+            let sign: Double = r & 1 == 0 ? 1 : -1
+            switch (r >> 1) % 4 {
+            case 0:  // n / 10^k: short decimals of 0–12 decimals, n of 1–13 digits
+                let k = Int((r >> 8) % 13)
+                var scale = 1.0
+                for _ in 0..<k { scale *= 10 }
+                var limit: UInt64 = 10
+                for _ in 0..<((r >> 12) % 13) { limit *= 10 }
+                values.append(sign * Double((r >> 20) % limit) / scale)
+            case 1:  // uniform over the short path's range and a little beyond
+                values.append(sign * Double(r >> 11) / Double(1 << 53) * 2_000_000)
+            case 2:  // small magnitudes around 1e-4
+                values.append(sign * Double(r >> 11) / Double(1 << 53) * 0.001)
+            default:  // any finite double
+                let x = Double(bitPattern: r)
+                if x.isFinite { values.append(x) }
+            }
+        }
+        var w = JSONWriter(capacity: 64)
+        var mismatches = 0
+        for x in values {
+            w.reset()
+            w.number(x)
+            if w.text != reference(x) {
+                mismatches += 1
+                if mismatches <= 5 {
+                    Issue.record("\(x.bitPattern): wrote \(w.text), the standard library \(reference(x))")
+                }
+            }
+        }
+        #expect(mismatches == 0)
     }
 
     /// The writer copies 8 bytes at a time when nothing needs escaping: check every
