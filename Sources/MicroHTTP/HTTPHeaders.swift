@@ -118,6 +118,7 @@ public struct HTTPHeaders: @unchecked Sendable, Sequence, ExpressibleByDictionar
             at += value.count
             field.storeBytes(of: 0, toByteOffset: at, as: UInt8.self)
             header.pointee.used += size
+            header.pointee.vetted = false
         }
         count += 1
     }
@@ -152,6 +153,27 @@ public struct HTTPHeaders: @unchecked Sendable, Sequence, ExpressibleByDictionar
             return element
         }
     }
+
+    /// These fields, checked once as a response's fields are before sending (names tokens,
+    /// values without control characters), and marked so that sending them checks nothing:
+    /// for headers built once and sent with many responses. Nil when a field is unfit.
+    package func vetted() -> HTTPHeaders? {
+        var ok = true
+        forEachRaw { name, value in
+            ok = Self.isToken(name) && Self.isFieldValue(value)
+            return ok
+        }
+        guard ok else { return nil }
+        // A buffer of our own, marked before anything else can see it.
+        var copy = HTTPHeaders()
+        copy.storage = storage.copy(adding: 0)
+        copy.count = count
+        copy.storage.withUnsafeMutablePointerToHeader { $0.pointee.vetted = true }
+        return copy
+    }
+
+    /// Whether these fields were vetted (and not changed since).
+    package var isVetted: Bool { storage.vetted }
 
     /// The fields as `Name: value` lines.
     public var description: String {
@@ -273,6 +295,9 @@ public struct HTTPHeaders: @unchecked Sendable, Sequence, ExpressibleByDictionar
     @usableFromInline struct Header {
         var capacity: Int
         var used: Int
+        /// Whether every field was found fit to send (names tokens, values without control
+        /// characters); set only by `HTTPHeaders.vetted()`, on a buffer nothing else holds yet.
+        var vetted = false
     }
 
     /// The buffer of every empty `HTTPHeaders` (never written: appending copies it first).
@@ -287,6 +312,9 @@ public struct HTTPHeaders: @unchecked Sendable, Sequence, ExpressibleByDictionar
 
     /// The bytes in use.
     var used: Int { withUnsafeMutablePointerToHeader { $0.pointee.used } }
+
+    /// Whether every field is known fit to send.
+    var vetted: Bool { withUnsafeMutablePointerToHeader { $0.pointee.vetted } }
 
     /// Whether `size` more bytes fit.
     func hasRoom(for size: Int) -> Bool {

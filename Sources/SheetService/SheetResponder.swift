@@ -910,7 +910,7 @@ package final class SheetResponder: HTTPResponder {
 
     /// The headers of every JSON reply, built once: a reply shares them (appending, e.g. CORS,
     /// copies them first), so answering allocates no header storage.
-    private static let jsonHeaders: HTTPHeaders = ["Content-Type": "application/json"]
+    private static let jsonHeaders = (["Content-Type": "application/json"] as HTTPHeaders).vetted()!
 
     /// A JSON reply with `body`.
     static func jsonBytes(_ status: Int, _ body: [UInt8]) -> HTTPResponse {

@@ -196,10 +196,25 @@ struct HTTPServerTests {
         }
     }
 
+    /// Vetted headers go out as they are, response after response.
+    @Test func vettedHeadersAreSent() throws {
+        try withServer { server in
+            let client = try RawHTTPClient(port: server.port)
+            for _ in 0..<3 {
+                let response = try client.request("GET", "/vetted")
+                #expect(response.status == 200)
+                #expect(response.headers["Content-Type"] == "text/plain")
+                #expect(response.headers["X-Vetted"] == "yes")
+            }
+        }
+    }
+
     /// A response the server cannot send as given becomes a 500 problem.
     @Test(arguments: [
         // A CR/LF in a header value would split the response.
         "/bad-header",
+        // The same appended to vetted headers (vetting covers only the fields it saw).
+        "/bad-after-vetted",
         // A 1xx status is not a final response.
         "/interim",
     ])

@@ -82,6 +82,37 @@ struct RequestParsingTests {
         #expect(Array(headers.map(\.name)) == ["Content-Type"])
     }
 
+    /// Vetting checks the fields once, for headers sent with many responses; a change undoes it.
+    @Test(arguments: [
+        // Token names, plain values: vetted.
+        (["Content-Type": "application/json", "Cache-Control": "no-cache"] as HTTPHeaders, true),
+        // A tab is allowed in a value.
+        (["X-A": "a\tb"] as HTTPHeaders, true),
+        // A CR/LF in a value would split the response.
+        (["X-A": "a\r\nInjected: 1"] as HTTPHeaders, false),
+        // A NUL would cut the value short as a C string.
+        (["X-A": "a\u{0}b"] as HTTPHeaders, false),
+        // A name that is not a token.
+        (["X A": "1"] as HTTPHeaders, false),
+        (["": "1"] as HTTPHeaders, false),
+    ])
+    func vettingChecksEveryField(_ row: (HTTPHeaders, Bool)) {
+        #expect((row.0.vetted() != nil) == row.1, "\(row.0)")
+        #expect(!row.0.isVetted)
+    }
+
+    @Test func vettingIsUndoneByAChange() {
+        let vetted = (["Content-Type": "application/json"] as HTTPHeaders).vetted()!
+        #expect(vetted.isVetted)
+        var changed = vetted
+        changed.append(name: "X-A", value: "1")
+        // The copy that changed is no longer vetted; the value it was copied from still is.
+        #expect(!changed.isVetted)
+        #expect(vetted.isVetted)
+        #expect(vetted.count == 1 && changed.count == 2)
+        #expect(changed["x-a"] == "1" && vetted["x-a"] == nil)
+    }
+
     @Test func streamBufferLimitAndReplacement() {
         let stream = HTTPStream(bufferLimit: 10)
         // Within the limit the bytes are taken.

@@ -7,6 +7,8 @@ import Synchronization
 /// `X-Probe` fields, `/stream` opens a stream handed to `onStream`, `/refuse` is refused by screen().
 final class TestResponder: HTTPResponder {
     let respondCalls = Mutex(0)
+    /// Headers vetted once and sent with every `/vetted` response.
+    static let vettedHeaders = (["Content-Type": "text/plain", "X-Vetted": "yes"] as HTTPHeaders).vetted()!
     let onStream: @Sendable (HTTPStream) -> Void
 
     init(onStream: @escaping @Sendable (HTTPStream) -> Void = { _ in }) {
@@ -44,6 +46,14 @@ final class TestResponder: HTTPResponder {
             return HTTPResponse(status: 200, body: Array("bye".utf8), closesConnection: true)
         case "/bad-header":
             return HTTPResponse(status: 200, headers: ["X-Echo": "a\r\nInjected: 1"], body: [])
+        case "/bad-after-vetted":
+            // Vetted headers, then a field appended to them: the append must undo the vetting. A
+            // NUL, which libmicrohttpd's own check lets through (the C string just ends there).
+            var headers = (["Content-Type": "text/plain"] as HTTPHeaders).vetted()!
+            headers.append(name: "X-Echo", value: "a\u{0}Injected")
+            return HTTPResponse(status: 200, headers: headers, body: [])
+        case "/vetted":
+            return HTTPResponse(status: 200, headers: Self.vettedHeaders, body: Array("ok".utf8))
         case "/interim":
             return HTTPResponse(status: 100)
         default:

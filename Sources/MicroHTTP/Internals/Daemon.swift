@@ -146,12 +146,13 @@ private func requestStarted(
     // RFC 9112 §3.2.2: a server must accept the absolute form ("http://host/path"); route by its
     // path, as if the origin form had been sent.
     if let first = target.utf8.first, first | 0x20 == UInt8(ascii: "h") { target = originForm(target) }
-    let request = RequestState(target: target, targetLength: rawLength)
-    if let cls {
-        let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
-        core.inFlight.add(1, ordering: .relaxed)
-        if let connection { core.headWatch?.enter(request, socket: cmhd_connection_fd(connection)) }
+    guard let cls else {
+        return Unmanaged.passRetained(RequestState(target: target, targetLength: rawLength, deadline: nil)).toOpaque()
     }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    let request = RequestState(target: target, targetLength: rawLength, deadline: core.requestDeadline)
+    core.inFlight.add(1, ordering: .relaxed)
+    if let connection { core.headWatch?.enter(request, socket: cmhd_connection_fd(connection)) }
     return Unmanaged.passRetained(request).toOpaque()
 }
 

@@ -31,10 +31,6 @@ final class HeadWatch: Sendable {
 
     private let list = Mutex(List())
     private let running = Atomic(true)
-    /// How long a request may take to arrive, from its request line.
-    let deadline: Duration
-
-    init(deadline: Duration) { self.deadline = deadline }
 
     /// Enters `request`, whose line was just parsed, on `socket`.
     func enter(_ request: RequestState, socket: Int32) {
@@ -75,14 +71,14 @@ final class HeadWatch: Sendable {
         detachThread { [self] in
             while running.load(ordering: .relaxed) {
                 Sleep.milliseconds(250)
-                let oldest = ContinuousClock.Instant.now - deadline
+                let now = ContinuousClock.Instant.now
                 let late: [String] = list.withLock { list in
                     var targets: [String] = []
                     var cursor = list.first
                     while let entry = cursor {
                         let request = entry.takeUnretainedValue()
                         cursor = request.watchNext
-                        guard request.receivedAt < oldest else { continue }
+                        guard let deadline = request.deadline, deadline < now else { continue }
                         shutdown(request.watchSocket, Int32(SHUT_RDWR))
                         Self.unlink(request, from: &list)
                         targets.append(request.target)

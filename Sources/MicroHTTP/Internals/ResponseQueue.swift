@@ -64,6 +64,9 @@ func queueCreatedResponse(
 ) -> QueueOutcome {
     defer { MHD_destroy_response(response) }
     var refusal: String?
+    // Headers vetted when they were built (a service's constant reply headers) are not checked
+    // again for every reply.
+    let vetted = headers.isVetted
     // Names and values go to libmicrohttpd straight from the headers' buffer, where each is
     // followed by a NUL (libmicrohttpd copies them).
     headers.forEachRaw { name, value in
@@ -71,7 +74,7 @@ func queueCreatedResponse(
         if name.count == 14, HTTPHeaders.name(name, is: "content-length") { return true }
         // A NUL inside a name or value would cut it short as a C string: not a field value
         // (control characters are refused), nor a token.
-        guard HTTPHeaders.isToken(name), HTTPHeaders.isFieldValue(value) else {
+        guard vetted || (HTTPHeaders.isToken(name) && HTTPHeaders.isFieldValue(value)) else {
             refusal =
                 "the response header \"\(String(decoding: name, as: UTF8.self))\" has a character HTTP does not allow there"
             return false

@@ -22,7 +22,7 @@ final class ServerCore: Sendable {
         self.responder = responder
         self.maxBodyBytes = configuration.maxBodyBytes
         self.requestDeadline = configuration.requestDeadline > .zero ? configuration.requestDeadline : nil
-        self.headWatch = requestDeadline.map(HeadWatch.init(deadline:))
+        self.headWatch = requestDeadline.map { _ in HeadWatch() }
     }
 
     /// Requests still arriving, watched for their deadline (nil: no request deadline).
@@ -30,8 +30,8 @@ final class ServerCore: Sendable {
 
     /// Whether `request`'s deadline has passed (false when there is none).
     func deadlinePassed(_ request: RequestState) -> Bool {
-        guard let requestDeadline else { return false }
-        return ContinuousClock.now - request.receivedAt > requestDeadline
+        guard let deadline = request.deadline else { return false }
+        return ContinuousClock.now > deadline
     }
 
     /// Whether every answer closes its connection (draining: clients move to new connections).
@@ -136,7 +136,10 @@ final class RequestState: @unchecked Sendable {
     var head: HTTPRequestHead?
     var body: [UInt8] = []
     /// When the request line was parsed (this object is made right then).
-    let receivedAt = ContinuousClock.Instant.now
+    let receivedAt: ContinuousClock.Instant
+    /// When the request must have arrived whole (nil: no deadline); computed once, so that the
+    /// checks compare instants instead of subtracting them.
+    let deadline: ContinuousClock.Instant?
 
     /// The connection's socket, while the request is watched for its deadline.
     var watchSocket: Int32 = -1
@@ -147,8 +150,11 @@ final class RequestState: @unchecked Sendable {
     var watchPrevious: Unmanaged<RequestState>?
     var watchNext: Unmanaged<RequestState>?
 
-    init(target: String, targetLength: Int) {
+    init(target: String, targetLength: Int, deadline: Duration?) {
         self.target = target
         self.targetLength = targetLength
+        let now = ContinuousClock.Instant.now
+        self.receivedAt = now
+        self.deadline = deadline.map { now + $0 }
     }
 }
