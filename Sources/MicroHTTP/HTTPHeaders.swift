@@ -245,13 +245,26 @@ public struct HTTPHeaders: @unchecked Sendable, Sequence, ExpressibleByDictionar
         return true
     }
 
-    /// Whether `name` (bytes) is `lowercase`, ASCII case-insensitively.
+    /// Whether `name` (bytes) is `lowercase`, ASCII case-insensitively. `lowercase` is made of
+    /// lowercase letters and "-" (a field name): compared 8 bytes at a time, a name byte may differ
+    /// from it only in bit 5 and only where it has a letter (bit 6 set), so "-" never matches CR.
     package static func name(_ name: UnsafeRawBufferPointer, is lowercase: StaticString) -> Bool {
-        guard name.count == lowercase.utf8CodeUnitCount else { return false }
-        let target = lowercase.utf8Start
-        for i in 0..<name.count {
-            let b = name[i]
-            if (b >= 0x41 && b <= 0x5A ? b | 0x20 : b) != target[i] { return false }
+        let n = lowercase.utf8CodeUnitCount
+        guard name.count == n else { return false }
+        guard n > 0 else { return true }
+        let target = UnsafeRawPointer(lowercase.utf8Start)
+        let source = name.baseAddress!
+        var i = 0
+        while i + 8 <= n {
+            let wanted = target.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let caseBits = (wanted & 0x4040_4040_4040_4040) >> 1
+            if source.loadUnaligned(fromByteOffset: i, as: UInt64.self) | caseBits != wanted { return false }
+            i += 8
+        }
+        while i < n {
+            let wanted = target.load(fromByteOffset: i, as: UInt8.self)
+            if source.load(fromByteOffset: i, as: UInt8.self) | ((wanted & 0x40) >> 1) != wanted { return false }
+            i += 1
         }
         return true
     }
@@ -277,7 +290,8 @@ public struct HTTPHeaders: @unchecked Sendable, Sequence, ExpressibleByDictionar
         let low: UInt64 = 0x03FF_6CFA_0000_0000
         // Bytes 64–127: A–Z ^ _ ` a–z | ~.
         let high: UInt64 = 0x57FF_FFFF_C7FF_FFFE
-        return b < 64 ? (low >> UInt64(b)) & 1 == 1 : b < 128 && (high >> UInt64(b - 64)) & 1 == 1
+        let mask = b < 64 ? low : high
+        return b < 128 && (mask >> UInt64(b & 63)) & 1 == 1
     }
 
     /// Whether `value` has no control characters but tab (RFC 9110 §5.5): a CR or LF here would

@@ -82,6 +82,39 @@ struct RequestParsingTests {
         #expect(Array(headers.map(\.name)) == ["Content-Type"])
     }
 
+    /// Field names are matched 8 bytes at a time, ignoring ASCII case only where a letter is.
+    @Test(
+        arguments: [
+            ("Content-Length", "content-length", true),  // the usual spelling
+            ("CONTENT-LENGTH", "content-length", true),  // all capitals
+            ("content-lengtH", "content-length", true),  // case differs in the tail after the 8-byte word
+            ("content\rlength", "content-length", false),  // a CR differs from "-" only in bit 5: no match
+            ("content_length", "content-length", false),  // "_" is not "-"
+            ("content-lengthx", "content-length", false),  // longer
+            ("content-lengt", "content-length", false),  // shorter
+            ("Host", "host", true),  // shorter than a word: byte by byte
+            ("Hosu", "host", false),  // last byte differs
+            ("\rost", "host", false),  // a control byte where a letter is
+            ("Transfer-Encoding", "transfer-encoding", true),  // two words and a tail
+            ("Transfer-Encodinf", "transfer-encoding", false),  // differs in the tail
+        ] as [(String, StaticString, Bool)])
+    func fieldNamesMatchIgnoringCase(_ row: (String, StaticString, Bool)) {
+        var name = row.0
+        let matched = name.withUTF8 { HTTPHeaders.name(UnsafeRawBufferPointer($0), is: row.1) }
+        #expect(matched == row.2, "\(row.0)")
+    }
+
+    /// The token check agrees with RFC 9110's tchar list for every byte.
+    @Test func tokenBytesAreRFC9110s() {
+        let tchar = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
+        for b in 0...255 {
+            let byte = UInt8(b)
+            let isToken = withUnsafeBytes(of: byte) { HTTPHeaders.isToken($0) }
+            #expect(isToken == tchar.contains(byte), "byte \(b)")
+        }
+        #expect(!HTTPHeaders.isToken(UnsafeRawBufferPointer(start: nil, count: 0)))
+    }
+
     /// Vetting checks the fields once, for headers sent with many responses; a change undoes it.
     @Test(arguments: [
         // Token names, plain values: vetted.
