@@ -146,7 +146,7 @@ package final class SheetResponder: HTTPResponder {
             return refuse(
                 413, "body-too-large", "the body is \(n) bytes; the limit is \(configuration.maxBodyBytes) bytes")
         }
-        if let type = contentType, contentLength != nil, !contentLengthIsZero, !Self.acceptsMediaType(type) {
+        if let type = contentType, contentLengths > 0, !contentLengthIsZero, !Self.acceptsMediaType(type) {
             return refuse(
                 415, "unsupported-media-type",
                 "bodies are JSON: send Content-Type: application/json (application/*+json and curl's default application/x-www-form-urlencoded work too), not \(type)"
