@@ -8,8 +8,9 @@ public struct ServerClock: Sendable {
     /// Seconds since the origin at `instant`.
     @inline(__always)
     public func seconds(at instant: ContinuousClock.Instant) -> Double {
-        let d = instant - origin
-        return Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
+        // One `components` (a 128-bit division): reading it twice cost ≈ 200 instructions.
+        let (seconds, attoseconds) = (instant - origin).components
+        return Double(seconds) + Double(attoseconds) * 1e-18
     }
 
     /// Seconds since the origin now.
