@@ -75,7 +75,10 @@ final class RedisWriterTests: RedisTestCase {
 
     func testRefusedOperationsAreCountedAndNotRetried() throws {
         let reader = try RedisConnection(endpoint: server.endpoint())
-        let writer = RedisWriter(connection: try RedisConnection(endpoint: server.endpoint()))
+        // A linger puts both writes in one batch: `lastError` is about the last batch, and without
+        // it the thread may take "bad" alone, then "good" alone, whose success clears the error
+        // (seen once under ThreadSanitizer, which slows the enqueueing thread).
+        let writer = RedisWriter(connection: try RedisConnection(endpoint: server.endpoint()), linger: 0.5)
         defer { writer.close() }
         // Redis refuses a TTL of 0; the other write in the batch goes through.
         writer.set("bad", [1], ttlSeconds: 0)
