@@ -119,12 +119,7 @@ class ResponseParser:
                 else:
                     self.state = "eof"
             elif self.state == "fixed":
-                n = min(self.remaining, len(self.buf))
-                if n:
-                    self._data(bytes(self.buf[:n]))
-                    del self.buf[:n]
-                    self.remaining -= n
-                if self.remaining:
+                if not self._take_remaining():
                     return
                 self._end()
             elif self.state == "size":
@@ -139,12 +134,7 @@ class ResponseParser:
                     self.remaining = size
                     self.state = "chunk"
             elif self.state == "chunk":
-                n = min(self.remaining, len(self.buf))
-                if n:
-                    self._data(bytes(self.buf[:n]))
-                    del self.buf[:n]
-                    self.remaining -= n
-                if self.remaining:
+                if not self._take_remaining():
                     return
                 self.state = "crlf"
             elif self.state == "crlf":
@@ -166,6 +156,16 @@ class ResponseParser:
                     self._data(bytes(self.buf))
                     self.buf.clear()
                 return
+
+    def _take_remaining(self) -> bool:
+        """Passes on what has arrived of the `remaining` body bytes (a fixed body's or a chunk's);
+        True once all of them have."""
+        n = min(self.remaining, len(self.buf))
+        if n:
+            self._data(bytes(self.buf[:n]))
+            del self.buf[:n]
+            self.remaining -= n
+        return self.remaining == 0
 
     def _data(self, b: bytes):
         if self.on_data:

@@ -56,7 +56,7 @@ from array import array
 from collections import Counter, defaultdict
 from urllib.parse import urlsplit
 
-from sse_check import take_chunks
+from sse_check import parse_fields, take_events
 
 import gevent
 import gevent.event
@@ -346,15 +346,8 @@ class FrameFollower:
         deadline = time.perf_counter() + (20 if self.once else 900)
         while not ended:
             arrival = time.perf_counter()
-            # Decode every complete chunk in `pending`.
-            if chunked:
-                decoded, pending, ended = take_chunks(pending)
-                text += decoded
-            else:
-                text += pending.decode("utf-8")
-                pending = b""
-            while "\n\n" in text:
-                block, text = text.split("\n\n", 1)
+            blocks, text, pending, ended = take_events(text, pending, chunked)
+            for block in blocks:
                 self._event(block, arrival, t0)
             if ended or self.closed or (self.once and self.settled and not chunked):
                 return
@@ -368,12 +361,7 @@ class FrameFollower:
             pending += chunk
 
     def _event(self, block, arrival, t0):
-        fields = defaultdict(list)
-        for line in block.split("\n"):
-            if not line or line.startswith(":"):
-                continue
-            k, _, v = line.partition(":")
-            fields[k].append(v[1:] if v.startswith(" ") else v)
+        fields = parse_fields(block)
         if not fields:
             return
         STATS.sse_checked += 1

@@ -58,7 +58,7 @@ import threading
 import time
 import uuid
 
-from sse_check import take_chunks
+from sse_check import parse_fields, take_events
 
 P = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 P.add_argument("--bin", required=True)
@@ -295,18 +295,11 @@ class Stream(threading.Thread):
             interval = [now(), None]
             self.intervals.append(interval)
             first = True
-            ended = False  # the last chunk came
             text, pending = "", raw
             try:
                 while True:
-                    if chunked:
-                        decoded, pending, ended = take_chunks(pending)
-                        text += decoded
-                    else:
-                        text += pending.decode("utf-8")
-                        pending = b""
-                    while "\n\n" in text:
-                        block, text = text.split("\n\n", 1)
+                    blocks, text, pending, ended = take_events(text, pending, chunked)
+                    for block in blocks:
                         ev = self.event(block, resuming and first)
                         if ev is None:
                             continue
@@ -334,12 +327,7 @@ class Stream(threading.Thread):
                 sock.close()
 
     def event(self, block, first_after_resume):
-        fields = collections.defaultdict(list)
-        for line in block.split("\n"):
-            if not line or line.startswith(":"):
-                continue
-            k, _, v = line.partition(":")
-            fields[k].append(v[1:] if v.startswith(" ") else v)
+        fields = parse_fields(block)
         if not fields:
             return None
         if "retry" in fields and "event" not in fields:

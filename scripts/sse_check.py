@@ -2,7 +2,8 @@
 
 Shared by scripts/drain_test.py and scripts/concurrency_test.py: each reads the stream its own way
 (raw sockets on a selector, or a thread per stream) and hands every event block (the text between
-two blank lines) to `StreamCheck.event`.
+two blank lines) to `StreamCheck.event`. The load test and the rolling restart check events their
+own way and share the decoding: `take_events` (with `take_chunks`) and `parse_fields`.
 """
 
 from __future__ import annotations
@@ -44,12 +45,7 @@ class StreamCheck:
 
     def event(self, block: str) -> bool:
         """Checks one event block; True when it was the stream's opening `retry:` line."""
-        fields: dict[str, list[str]] = {}
-        for line in block.split("\n"):
-            if line.startswith(":"):
-                continue  # a comment (keep-alive)
-            name, _, value = line.partition(":")
-            fields.setdefault(name, []).append(value[1:] if value.startswith(" ") else value)
+        fields = parse_fields(block)
         if not fields:
             return False
         if set(fields) == {"retry"}:
@@ -127,3 +123,30 @@ def take_chunks(pending: bytes) -> tuple[str, bytes, bool]:
             return text, pending, False
         text += pending[nl + 2:nl + 2 + size].decode("utf-8")
         pending = pending[nl + 2 + size + 2:]
+
+
+def take_events(text: str, pending: bytes, chunked: bool) -> tuple[list[str], str, bytes, bool]:
+    """Decodes what has arrived of a stream's body (chunked or not) onto `text`, the part of an
+    event already decoded, and splits off every complete event block: (the blocks, the text left,
+    the bytes left undecoded, whether the last chunk has come)."""
+    ended = False
+    if chunked:
+        decoded, pending, ended = take_chunks(pending)
+        text += decoded
+    else:
+        text += pending.decode("utf-8")
+        pending = b""
+    *blocks, text = text.split("\n\n")
+    return blocks, text, pending, ended
+
+
+def parse_fields(block: str) -> dict[str, list[str]]:
+    """The fields of one event block, each name with its values in order (one space after the
+    colon dropped); comments (keep-alives) and blank lines are skipped."""
+    fields: dict[str, list[str]] = {}
+    for line in block.split("\n"):
+        if not line or line.startswith(":"):
+            continue
+        name, _, value = line.partition(":")
+        fields.setdefault(name, []).append(value[1:] if value.startswith(" ") else value)
+    return fields

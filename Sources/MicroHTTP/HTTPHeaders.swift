@@ -269,6 +269,20 @@ public struct HTTPHeaders: @unchecked Sendable, Sequence, ExpressibleByDictionar
         return true
     }
 
+    /// The value of a Content-Length field: its decimal digits as a number; nil when it has
+    /// anything but digits (libmicrohttpd refuses such heads itself) or does not fit an Int.
+    package static func decimalValue(_ value: UnsafeRawBufferPointer) -> Int? {
+        var n = 0
+        for b in value {
+            guard b >= 0x30 && b <= 0x39 else { return nil }
+            let (times10, overflow1) = n.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(Int(b - 0x30))
+            if overflow1 || overflow2 { return nil }
+            n = sum
+        }
+        return n
+    }
+
     /// Whether `bytes` are exactly `text` (case-sensitive).
     package static func bytes(_ bytes: UnsafeRawBufferPointer, are text: StaticString) -> Bool {
         bytes.count == text.utf8CodeUnitCount

@@ -433,7 +433,7 @@ struct JSONTests {
     /// Differential test against the standard library's correctly rounded parser,
     /// concentrated around the fast path's limits (2^53 mantissas, 10^±22).
     @Test func numbersMatchStandardLibrary() throws {
-        var rng = JSONTestRNG(seed: 0x5EED)
+        var rng = SplitMix64(seed: 0x5EED)
         for _ in 0..<20_000 {
             let digitCount = Int(rng.next() % 20) + 1
             var digits = ""
@@ -465,7 +465,7 @@ struct JSONTests {
             Double.leastNormalMagnitude, Double.leastNonzeroMagnitude, Double.greatestFiniteMagnitude, .pi, -.ulpOfOne,
             1e-5, 1e-7, 1e21, 4.35, 0.1 + 0.2,
         ]
-        var rng = JSONTestRNG(seed: 42)
+        var rng = SplitMix64(seed: 42)
         for _ in 0..<20_000 {  // random finite bit patterns (all magnitudes, both signs)
             let x = Double(bitPattern: rng.next())
             if x.isFinite { values.append(x) }
@@ -551,7 +551,7 @@ struct JSONTests {
         var values: [Double] = [
             1e-4, 1e-4.nextUp, 1e-4.nextDown, 1_048_576, 1_048_576.nextDown, 0.1, 0.2, 0.3, 0.1 + 0.2,
         ]
-        var rng = JSONTestRNG(seed: 7)
+        var rng = SplitMix64(seed: 7)
         for _ in 0..<1_000_000 {
             let r = rng.next()
             let sign: Double = r & 1 == 0 ? 1 : -1
@@ -819,18 +819,5 @@ struct JSONTests {
         for k in 0..<100 { v = k % 2 == 0 ? [1, v, "s"] : ["x": v, "y": 3] }
         let bytes = v.jsonBytes()
         #expect(try JSONReader.parse(bytes, maxDepth: 200) == v)
-    }
-}
-
-/// Deterministic generator for reproducible random cases.
-private struct JSONTestRNG {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -308,7 +308,7 @@ struct PanDecoderTests {
     /// entry gives the same bits and stops at its end; where it does not, the entry fails or stops
     /// earlier (the reader then fails on what follows).
     @Test func readerNumberEntryMatchesParse() throws {
-        var rng = PanTestRNG(seed: 0xC0FFEE)
+        var rng = SplitMix64(seed: 0xC0FFEE)
         var parsed = 0
         for _ in 0..<20_000 {
             let number = PanBodyGenerator.number(&rng)
@@ -340,7 +340,7 @@ struct PanDecoderTests {
     /// with the general path bit for bit, never decides a body the general path rejects, and
     /// decides every body the general path accepts that has no backslash in it.
     @Test func agreesWithGeneralPathOnGeneratedBodies() {
-        var rng = PanTestRNG(seed: 0x9A11_B0D1)
+        var rng = SplitMix64(seed: 0x9A11_B0D1)
         var decided = 0
         var declinedValid = 0
         var rejected = 0
@@ -416,17 +416,17 @@ private enum PanBodyGenerator {
     ]
     static let whitespace = [" ", "\t", "\n", "\r"]
 
-    static func pick<T>(_ items: [T], _ rng: inout PanTestRNG) -> T { items[Int(rng.next() % UInt64(items.count))] }
-    static func chance(_ percent: UInt64, _ rng: inout PanTestRNG) -> Bool { rng.next() % 100 < percent }
+    static func pick<T>(_ items: [T], _ rng: inout SplitMix64) -> T { items[Int(rng.next() % UInt64(items.count))] }
+    static func chance(_ percent: UInt64, _ rng: inout SplitMix64) -> Bool { rng.next() % 100 < percent }
 
-    static func digits(_ n: Int, leading: Bool, _ rng: inout PanTestRNG) -> String {
+    static func digits(_ n: Int, leading: Bool, _ rng: inout SplitMix64) -> String {
         var s = ""
         for k in 0..<n { s += String(k == 0 && leading ? rng.next() % 9 + 1 : rng.next() % 10) }
         return s
     }
 
     /// A number text: mostly valid grammar, from small integers to 25-digit mantissas with exponents.
-    static func number(_ rng: inout PanTestRNG) -> String {
+    static func number(_ rng: inout SplitMix64) -> String {
         switch rng.next() % 10 {
         case 0, 1: return pick(specialNumbers, &rng)
         case 2: return String(Int(rng.next() % 2001) - 1000)
@@ -443,7 +443,7 @@ private enum PanBodyGenerator {
         }
     }
 
-    static func ws(_ rng: inout PanTestRNG) -> String {
+    static func ws(_ rng: inout SplitMix64) -> String {
         if chance(2, &rng) { return pick(["\u{0C}", "\u{A0}", "\u{0B}"], &rng) }  // not JSON whitespace
         if chance(60, &rng) { return "" }
         var s = ""
@@ -451,14 +451,14 @@ private enum PanBodyGenerator {
         return s
     }
 
-    static func value(for key: String, _ rng: inout PanTestRNG) -> String {
+    static func value(for key: String, _ rng: inout SplitMix64) -> String {
         if key == "phase" {
             return chance(85, &rng) ? "\"" + pick(phases, &rng) + "\"" : pick(oddPhases, &rng)
         }
         return chance(90, &rng) ? number(&rng) : pick(oddValues, &rng)
     }
 
-    static func body(_ rng: inout PanTestRNG) -> [UInt8] {
+    static func body(_ rng: inout SplitMix64) -> [UInt8] {
         var members: [(String, String)] = []
         if chance(92, &rng) { members.append(("phase", value(for: "phase", &rng))) }
         for key in numberKeys where chance(key == "scrollOffset" ? 25 : 60, &rng) {
@@ -484,7 +484,7 @@ private enum PanBodyGenerator {
     }
 
     /// One byte-level change: truncation, deletion, insertion, replacement, wrapping, a BOM, a trailing comma.
-    static func damage(_ bytes: inout [UInt8], _ rng: inout PanTestRNG) {
+    static func damage(_ bytes: inout [UInt8], _ rng: inout SplitMix64) {
         let at = Int(rng.next() % UInt64(bytes.count + 1))
         let noise: [UInt8] = [0x22, 0x2C, 0x7D, 0x7B, 0x5C, 0xFF, 0xC3, 0x30, 0x20, 0x2D, 0x65, 0x2E, 0x3A, 0x00]
         switch rng.next() % 7 {
@@ -497,18 +497,5 @@ private enum PanBodyGenerator {
         default:
             if let close = bytes.lastIndex(of: 0x7D) { bytes.insert(0x2C, at: close) }
         }
-    }
-}
-
-/// Deterministic generator for reproducible random cases (splitmix64).
-private struct PanTestRNG: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -17,38 +17,51 @@ extension ServiceIntegration.StoreTests {
             + ["\(obj(r.json?["animation"])?["id"] ?? "nil")"]
     }
 
-    /// A session created and released on A carries on, drained or not, on B: same snapshot, the
-    /// same next answer as A would have given, and a stream resumed by Last-Event-ID.
-    @Test func sessionMovesToAnotherInstanceWithItsState() throws {
+    /// A server on `redis`'s store.
+    private func startServer(on redis: RedisProcess) throws -> SheetServer {
+        try SheetServiceTests.startServer { $0.store = redis.url }
+    }
+
+    /// A store and two instances on it, both stopped when `body` returns.
+    private func withTwoInstances(_ body: (RedisProcess, SheetServer, SheetServer) throws -> Void) throws {
         let redis = try RedisProcess()
-        let a = try startServer { $0.store = redis.url }
-        let b = try startServer { $0.store = redis.url }
+        let a = try startServer(on: redis)
+        let b = try startServer(on: redis)
         defer {
             a.stop()
             b.stop()
         }
-        let ca = try HTTPConnection(port: a.port)
-        let cb = try HTTPConnection(port: b.port)
-        // client clock: replayable, so B's answers can be compared with A's exactly.
-        #expect(try ca.put("moving", #"{"preset": "fluid", "initialDetent": "half", "clock": "client"}"#).status == 201)
-        #expect(try ca.pan("moving", #"{"phase": "began", "time": 1}"#).status == 200)
-        #expect(try ca.pan("moving", #"{"phase": "changed", "translation": -120, "time": 1.05}"#).status == 200)
-        let released = try ca.pan("moving", #"{"phase": "ended", "velocity": -900, "time": 1.1}"#)
-        #expect(released.status == 200)
-        // The release was written behind; B, which never saw the session, loads it.
-        #expect(try eventually(within: 2) { try cb.get("/sessions/moving").status == 200 })
-        #expect(state(try cb.get("/sessions/moving")) == state(try ca.get("/sessions/moving")))
-        // The next event gives the same answer on both (A's copy and B's restored one).
-        let grabA = try ca.pan("moving", #"{"phase": "began", "time": 1.2}"#)
-        let grabB = try cb.pan("moving", #"{"phase": "began", "time": 1.2}"#)
-        #expect(grabA.text == grabB.text)
+        try body(redis, a, b)
+    }
+
+    /// A session created and released on A carries on, drained or not, on B: same snapshot, the
+    /// same next answer as A would have given, and a stream resumed by Last-Event-ID.
+    @Test func sessionMovesToAnotherInstanceWithItsState() throws {
+        try withTwoInstances { _, a, b in
+            let ca = try HTTPConnection(port: a.port)
+            let cb = try HTTPConnection(port: b.port)
+            // client clock: replayable, so B's answers can be compared with A's exactly.
+            #expect(
+                try ca.put("moving", #"{"preset": "fluid", "initialDetent": "half", "clock": "client"}"#).status == 201)
+            #expect(try ca.pan("moving", #"{"phase": "began", "time": 1}"#).status == 200)
+            #expect(try ca.pan("moving", #"{"phase": "changed", "translation": -120, "time": 1.05}"#).status == 200)
+            let released = try ca.pan("moving", #"{"phase": "ended", "velocity": -900, "time": 1.1}"#)
+            #expect(released.status == 200)
+            // The release was written behind; B, which never saw the session, loads it.
+            #expect(try eventually(within: 2) { try cb.get("/sessions/moving").status == 200 })
+            #expect(state(try cb.get("/sessions/moving")) == state(try ca.get("/sessions/moving")))
+            // The next event gives the same answer on both (A's copy and B's restored one).
+            let grabA = try ca.pan("moving", #"{"phase": "began", "time": 1.2}"#)
+            let grabB = try cb.pan("moving", #"{"phase": "began", "time": 1.2}"#)
+            #expect(grabA.text == grabB.text)
+        }
     }
 
     /// Drain writes sessions mid-drag too; a new process started on the same store carries on
     /// with the drag where it was, and resumes a stream's animation by Last-Event-ID.
     @Test func drainWritesEverySessionAndARestartCarriesOn() throws {
         let redis = try RedisProcess()
-        let first = try startServer { $0.store = redis.url }
+        let first = try startServer(on: redis)
         let c = try HTTPConnection(port: first.port)
         #expect(try c.put("drag", #"{"preset": "facebook", "initialDetent": "normal"}"#).status == 201)
         #expect(try c.pan("drag", #"{"phase": "began"}"#).status == 200)
@@ -60,7 +73,7 @@ extension ServiceIntegration.StoreTests {
         c.close()
         first.drain()
 
-        let second = try startServer { $0.store = redis.url }
+        let second = try startServer(on: redis)
         defer { second.stop() }
         let d = try HTTPConnection(port: second.port)
         let after = try d.get("/sessions/drag")
@@ -83,38 +96,33 @@ extension ServiceIntegration.StoreTests {
     /// dropped when that instance announces it took the session over, and a gesture starts from
     /// the store's newer state.
     @Test func staleRestoredCopyIsReplacedAtTheNextGesture() throws {
-        let redis = try RedisProcess()
-        let a = try startServer { $0.store = redis.url }
-        let b = try startServer { $0.store = redis.url }
-        defer {
-            a.stop()
-            b.stop()
+        try withTwoInstances { redis, a, b in
+            let seed = try startServer(on: redis)
+            let s = try HTTPConnection(port: seed.port)
+            #expect(try s.put("k", #"{"preset": "facebook", "initialDetent": "normal"}"#).status == 201)
+            seed.drain()
+            let ca = try HTTPConnection(port: a.port)
+            let cb = try HTTPConnection(port: b.port)
+            #expect(try ca.get("/sessions/k").json?["detent"] as? String == "normal")  // A restores it
+            #expect(try cb.show("k", #"{"detent": "expanded"}"#).status == 200)  // B restores it, moves it on
+            // B announced that it took k over: A dropped its copy (a stream A had of it would have
+            // got `closed` "moved"). B's show (0.25 s) is written behind and over by now.
+            #expect(eventually(within: 2) { a.responder.store.get("k") == nil })
+            Thread.sleep(forTimeInterval: 0.4)
+            #expect(try ca.get("/sessions/k").json?["detent"] as? String == "expanded")
+            // A's next gesture starts from there: the card at expanded (30 pt).
+            let grab = try ca.pan("k", #"{"phase": "began"}"#)
+            #expect(grab.status == 200, "\(grab)")
+            #expect(num(grab.json?["constant"]) == 30)
         }
-        let seed = try startServer { $0.store = redis.url }
-        let s = try HTTPConnection(port: seed.port)
-        #expect(try s.put("k", #"{"preset": "facebook", "initialDetent": "normal"}"#).status == 201)
-        seed.drain()
-        let ca = try HTTPConnection(port: a.port)
-        let cb = try HTTPConnection(port: b.port)
-        #expect(try ca.get("/sessions/k").json?["detent"] as? String == "normal")  // A restores it
-        #expect(try cb.show("k", #"{"detent": "expanded"}"#).status == 200)  // B restores it, moves it on
-        // B announced that it took k over: A dropped its copy (a stream A had of it would have
-        // got `closed` "moved"). B's show (0.25 s) is written behind and over by now.
-        #expect(eventually(within: 2) { a.responder.store.get("k") == nil })
-        Thread.sleep(forTimeInterval: 0.4)
-        #expect(try ca.get("/sessions/k").json?["detent"] as? String == "expanded")
-        // A's next gesture starts from there: the card at expanded (30 pt).
-        let grab = try ca.pan("k", #"{"phase": "began"}"#)
-        #expect(grab.status == 200, "\(grab)")
-        #expect(num(grab.json?["constant"]) == 30)
     }
 
     /// A session deleted on one instance is gone on another that still holds a copy, and a drain
     /// there does not write it back.
     @Test func deletionReachesCopiesElsewhere() throws {
         let redis = try RedisProcess()
-        let a = try startServer { $0.store = redis.url }
-        let b = try startServer { $0.store = redis.url }
+        let a = try startServer(on: redis)
+        let b = try startServer(on: redis)
         defer { b.stop() }
         let ca = try HTTPConnection(port: a.port)
         let cb = try HTTPConnection(port: b.port)
@@ -132,7 +140,7 @@ extension ServiceIntegration.StoreTests {
     /// load; sessions in memory keep working.
     @Test func unreachableStoreIs503ForLoadsOnly() throws {
         let redis = try RedisProcess()
-        let a = try startServer { $0.store = redis.url }
+        let a = try startServer(on: redis)
         defer { a.stop() }
         let c = try HTTPConnection(port: a.port)
         #expect(try c.put("here", #"{"initialDetent": "normal"}"#).status == 201)
@@ -146,7 +154,7 @@ extension ServiceIntegration.StoreTests {
     /// A store URL that is not redis:// or cannot be reached stops the server from starting.
     @Test(arguments: ["redis://127.0.0.1:1", "redis://[::1", "http://127.0.0.1:6379"])
     func badStoreRefusesToStart(url: String) {
-        #expect(throws: (any Error).self) { _ = try startServer { $0.store = url } }
+        #expect(throws: (any Error).self) { _ = try SheetServiceTests.startServer { $0.store = url } }
     }
 }
 
@@ -154,23 +162,18 @@ extension ServiceIntegration.StoreTests {
     /// A stream on the instance that loses a session gets `closed` "moved" with a short retry, so
     /// it reconnects to where the session is now.
     @Test func streamOfATakenOverSessionIsClosedAsMoved() throws {
-        let redis = try RedisProcess()
-        let a = try startServer { $0.store = redis.url }
-        let b = try startServer { $0.store = redis.url }
-        defer {
-            a.stop()
-            b.stop()
+        try withTwoInstances { _, a, b in
+            let ca = try HTTPConnection(port: a.port)
+            #expect(try ca.put("watched", #"{"initialDetent": "normal"}"#).status == 201)
+            let stream = try SSEClient(port: a.port, path: "/sessions/watched/frames")
+            #expect(stream.status == 200)
+            Thread.sleep(forTimeInterval: 0.2)  // the creation is written behind
+            #expect(try HTTPConnection(port: b.port).show("watched", #"{"detent": "expanded"}"#).status == 200)
+            let events = try stream.collect(timeout: 3) { $0.type == "closed" }
+            let closed = try #require(events.last)
+            #expect(closed.type == "closed")
+            #expect(closed.json?["reason"] as? String == "moved")
+            #expect(events.contains { $0.retry == 250 })
         }
-        let ca = try HTTPConnection(port: a.port)
-        #expect(try ca.put("watched", #"{"initialDetent": "normal"}"#).status == 201)
-        let stream = try SSEClient(port: a.port, path: "/sessions/watched/frames")
-        #expect(stream.status == 200)
-        Thread.sleep(forTimeInterval: 0.2)  // the creation is written behind
-        #expect(try HTTPConnection(port: b.port).show("watched", #"{"detent": "expanded"}"#).status == 200)
-        let events = try stream.collect(timeout: 3) { $0.type == "closed" }
-        let closed = try #require(events.last)
-        #expect(closed.type == "closed")
-        #expect(closed.json?["reason"] as? String == "moved")
-        #expect(events.contains { $0.retry == 250 })
     }
 }

@@ -338,25 +338,15 @@ private func receivedHeaders(of connection: OpaquePointer) -> (HTTPHeaders, decl
                     value.map { UnsafeRawBufferPointer(start: $0, count: valueSize) }
                     ?? UnsafeRawBufferPointer(start: nil, count: 0)
                 gathered.pointee.headers.append(name: name, value: text)
-                if keySize == 14, HTTPHeaders.name(name, is: "content-length") {
-                    gathered.pointee.declaredLength = max(gathered.pointee.declaredLength, decimalValue(text))
+                if HTTPHeaders.name(name, is: "content-length") {
+                    // Too large for an Int still counts as too large.
+                    let length = HTTPHeaders.decimalValue(text) ?? Int.max
+                    gathered.pointee.declaredLength = max(gathered.pointee.declaredLength, length)
                 }
                 return MHD_Result.YES
             }, pointer)
     }
     return gathered
-}
-
-/// The digits of `text` as a number, saturating at Int.max.
-private func decimalValue(_ text: UnsafeRawBufferPointer) -> Int {
-    var length = 0
-    for byte in text where byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
-        let (times10, overflow1) = length.multipliedReportingOverflow(by: 10)
-        let (sum, overflow2) = times10.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
-        if overflow1 || overflow2 { return Int.max }
-        length = sum
-    }
-    return length
 }
 
 /// How many bytes of an over-limit chunked body are read and dropped so that the client can be

@@ -71,7 +71,7 @@ func queueCreatedResponse(
     // followed by a NUL (libmicrohttpd copies them).
     headers.forEachRaw { name, value in
         // libmicrohttpd computes Content-Length itself and refuses one set by hand.
-        if name.count == 14, HTTPHeaders.name(name, is: "content-length") { return true }
+        if HTTPHeaders.name(name, is: "content-length") { return true }
         // A NUL inside a name or value would cut it short as a C string: not a field value
         // (control characters are refused), nor a token.
         guard vetted || (HTTPHeaders.isToken(name) && HTTPHeaders.isFieldValue(value)) else {

@@ -350,79 +350,62 @@ package struct JSONWriter {
         let scaled = (m * 1e9).rounded()
         guard scaled / 1e9 == m else { return false }
         let n = UInt64(scaled)
-        var whole = n / 1_000_000_000
-        var fraction = n % 1_000_000_000
         // Integral values took the integer path: the fraction is not zero. Drop its trailing zeros.
+        var fraction = n % 1_000_000_000
         var decimals = 9
         while fraction % 10 == 0 {
             fraction /= 10
             decimals -= 1
         }
         let p = reserve(1 + 1 + 7 + 1 + 9)
+        var k = Self.writePrefix(p, comma: comma, negative: x < 0)
+        k += Self.writeDigits(n / 1_000_000_000, at: p + k)
+        p[k] = 0x2E
+        k += 1
+        k += Self.writeDigits(fraction, at: p + k, width: decimals)
+        length &+= k
+        return true
+    }
+
+    private mutating func writeInteger(_ x: Int, comma: Bool) {
+        let p = reserve(21)
+        var k = Self.writePrefix(p, comma: comma, negative: x < 0)
+        k += Self.writeDigits(UInt64(x.magnitude), at: p + k)
+        length &+= k
+    }
+
+    /// Writes a comma and a minus sign at `p` as asked; returns how many bytes.
+    @inline(__always)
+    private static func writePrefix(_ p: UnsafeMutablePointer<UInt8>, comma: Bool, negative: Bool) -> Int {
         var k = 0
         if comma {
             p[0] = 0x2C
             k = 1
         }
-        if x < 0 {
+        if negative {
             p[k] = 0x2D
             k += 1
         }
-        var wholeDigits = 1
-        var t = whole
-        while t >= 10 {
-            t /= 10
-            wholeDigits += 1
-        }
-        var end = k + wholeDigits
-        repeat {
-            end -= 1
-            p[end] = 0x30 &+ UInt8(truncatingIfNeeded: whole % 10)
-            whole /= 10
-        } while whole != 0
-        k += wholeDigits
-        p[k] = 0x2E
-        k += 1
-        // The fraction's digits, zero-padded on the left to `decimals`.
-        end = k + decimals
-        for i in stride(from: end - 1, through: k, by: -1) {
-            p[i] = 0x30 &+ UInt8(truncatingIfNeeded: fraction % 10)
-            fraction /= 10
-        }
-        length &+= end
-        return true
+        return k
     }
 
-    private mutating func writeInteger(_ x: Int, comma: Bool) {
-        do {
-            let p = reserve(21)
-            var k = 0
-            if comma {
-                p[0] = 0x2C
-                k = 1
-            }
-            if x < 0 {
-                p[k] = 0x2D
-                k += 1
-            }
-            var u = x.magnitude
-            // Count digits, then fill from the right.
-            var digits = 1
-            var t = u
-            while t >= 10 {
-                t /= 10
-                digits += 1
-            }
-            var end = k + digits
-            let total = end
-            repeat {
-                let (q, r) = u.quotientAndRemainder(dividingBy: 10)
-                end -= 1
-                p[end] = 0x30 &+ UInt8(truncatingIfNeeded: r)
-                u = q
-            } while u != 0
-            length &+= total
+    /// Writes the decimal digits of `u` at `p`, zero-padded on the left to `width`; returns how many.
+    @inline(__always)
+    private static func writeDigits(_ u: UInt64, at p: UnsafeMutablePointer<UInt8>, width: Int = 1) -> Int {
+        // Count the digits, then fill from the right.
+        var count = 1
+        var t = u
+        while t >= 10 {
+            t /= 10
+            count += 1
         }
+        count = max(count, width)
+        var u = u
+        for i in stride(from: count - 1, through: 0, by: -1) {
+            p[i] = 0x30 &+ UInt8(truncatingIfNeeded: u % 10)
+            u /= 10
+        }
+        return count
     }
 
     /// Writes `utf8` in double quotes (after a comma, before a colon if asked),
