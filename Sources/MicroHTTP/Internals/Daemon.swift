@@ -239,10 +239,10 @@ private func handleAccess(
         }
         let (headers, declaredLength) = receivedHeaders(of: connection)
         let head = HTTPRequestHead(
-            method: method.map { String(cString: $0) } ?? "",
+            method: method.map(knownString) ?? "",
             target: request.target,
             headers: headers,
-            version: version.map { String(cString: $0) } ?? "")
+            version: version.map(knownString) ?? "")
         if let refusal = core.responder.screen(head) {
             return answer(refusal, closing: true, request, on: connection, core: core)
         }
@@ -250,7 +250,7 @@ private func handleAccess(
             return answer(bodyTooLarge(limit: core.maxBodyBytes), closing: true, request, on: connection, core: core)
         }
         if declaredLength > 0 { request.body.reserveCapacity(declaredLength) }
-        request.head = head
+        request.head = consume head
         request.phase = .readingBody
         return MHD_Result.YES
 
@@ -269,7 +269,8 @@ private func handleAccess(
             request.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: count))
             return MHD_Result.YES
         }
-        guard let head = request.head else { return MHD_Result.NO }
+        // Moved out, not copied: the state keeps neither (a copy costs a retain per field).
+        guard let head = request.head.take() else { return MHD_Result.NO }
         // A body that ends after the deadline but before the watch cut it (it looks four times a
         // second) is cut here: MHD_NO closes the connection, no answer can be queued mid-request.
         if !request.body.isEmpty, core.deadlinePassed(request) {
@@ -279,8 +280,8 @@ private func handleAccess(
         }
         let body = request.body
         request.body = []
-        request.head = nil
-        let response = core.responder.respond(to: HTTPRequest(head: head, body: body, receivedAt: request.receivedAt))
+        let response = core.responder.respond(
+            to: HTTPRequest(head: consume head, body: body, receivedAt: request.receivedAt))
         return answer(response, closing: false, request, on: connection, core: core)
 
     case .discardingBody(let allowance):
@@ -309,6 +310,32 @@ private func answer(
     request.phase = .answered
     core.headWatch?.leave(request)
     return queue(response, closing: closing, on: connection, core: core)
+}
+
+/// The method or version libmicrohttpd parsed, as a String: the common ones are constants (no
+/// length scan, no UTF-8 validation, no allocation), anything else is copied.
+private func knownString(_ text: UnsafePointer<CChar>) -> String {
+    // Up to 8 bytes gathered little-endian into one word, stopping at the NUL (never reading past
+    // it); a longer text is none of the known ones.
+    let bytes = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
+    var word: UInt64 = 0
+    var count = 0
+    while count < 9, bytes[count] != 0 {
+        guard count < 8 else { return String(cString: text) }
+        word |= UInt64(bytes[count]) << (8 * UInt64(count))
+        count += 1
+    }
+    switch word {
+    case 0x5453_4F50: return "POST"
+    case 0x54_4547: return "GET"
+    case 0x312E_312F_5054_5448: return "HTTP/1.1"
+    case 0x54_5550: return "PUT"
+    case 0x4554_454C_4544: return "DELETE"
+    case 0x4441_4548: return "HEAD"
+    case 0x53_4E4F_4954_504F: return "OPTIONS"
+    case 0x302E_312F_5054_5448: return "HTTP/1.0"
+    default: return String(cString: text)
+    }
 }
 
 /// 408 for a request whose head arrived after its deadline.
