@@ -166,6 +166,9 @@ struct VelocitySamples: Sendable {
     /// `ended` counts even when the subtraction rounds (0.55 − 0.1 = 0.45000000000000007).
     static let window = 0.1 + 1e-9
 
+    /// Samples each array has room for once a drag starts.
+    static let initialCapacity = 32
+
     /// Forgets every sample, keeping the storage for the next drag.
     mutating func reset() {
         times.removeAll(keepingCapacity: true)
@@ -174,6 +177,13 @@ struct VelocitySamples: Sendable {
     }
 
     mutating func append(time: Double, translation: Double) {
+        // A drag at 60 Hz keeps up to ≈ 24 samples between compactions (below): room for 32 from
+        // the first sample on, instead of growing 1, 2, 4 … 32 (five reallocations per array in a
+        // session's first drag; the capacity is kept across drags).
+        if times.capacity == 0 {
+            times.reserveCapacity(Self.initialCapacity)
+            translations.reserveCapacity(Self.initialCapacity)
+        }
         // Samples older than the newest minus the window can never be inside an `ended` window,
         // because the ended time is at least the newest sample time.
         while head < times.count, times[head] < time - Self.window { head += 1 }
