@@ -1076,6 +1076,10 @@ let pathEdges: [(String, String, Int, String?)] = [
     ("POST", "/sessions/e1/PAN", 404, "not-found"),  // actions are case-sensitive
     ("GET", "/sessions/e1%2Fpan", 400, "bad-id"),  // %2F stays inside the id segment
     ("GET", "/sessions/", 400, "bad-id"),  // an empty id
+    ("POST", "/sessions/e!1/pan", 400, "bad-id"),  // a byte outside the id alphabet, no '%'
+    ("GET", "/sessions/e!1", 400, "bad-id"),  // the same on the session route
+    ("POST", "/sessions/e!1/nope", 404, "not-found"),  // an unknown action is named before a bad id
+    ("GET", "/sessions/\(String(repeating: "e", count: 65))", 400, "bad-id"),  // 65 bytes, no '%'
 ]
 
 extension ServiceIntegration.RESTTests {
