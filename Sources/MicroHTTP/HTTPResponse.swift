@@ -1,15 +1,26 @@
 /// An HTTP response: a status, header fields and a body that is either complete or streamed.
 ///
-/// The server sets `Content-Length` (for `.bytes`) or chunked framing (for `.stream`) itself; a
+/// The server sets `Content-Length` (for `.bytes` and `.buffer`) or chunked framing (for `.stream`) itself; a
 /// `Content-Length` field given here is ignored. `Date` is added unless given.
 public struct HTTPResponse: Sendable {
     /// The body of a response.
     public enum Body: Sendable {
         /// A complete body, sent with `Content-Length`.
         case bytes([UInt8])
+        /// A complete body, sent with `Content-Length` from the buffer's own memory, uncopied.
+        case buffer(ResponseBuffer)
         /// A body written over time (e.g. Server-Sent Events), sent chunked to HTTP/1.1 clients
         /// (HTTP/1.0 clients get it delimited by the connection closing).
         case stream(HTTPStream)
+
+        /// The bytes of a complete body (for `.buffer`, a copy); nil for a stream.
+        public var completeBytes: [UInt8]? {
+            switch self {
+            case .bytes(let bytes): bytes
+            case .buffer(let buffer): buffer.bytes
+            case .stream: nil
+            }
+        }
     }
 
     /// The status code, 200-999 (1xx codes are not valid final responses and become 500).
@@ -27,6 +38,16 @@ public struct HTTPResponse: Sendable {
         self.status = status
         self.headers = headers
         self.body = .bytes(body)
+        self.closesConnection = closesConnection
+    }
+
+    /// A response with a complete body in a buffer of its own, sent without a copy.
+    public init(
+        status: Int, headers: HTTPHeaders = HTTPHeaders(), buffer: ResponseBuffer, closesConnection: Bool = false
+    ) {
+        self.status = status
+        self.headers = headers
+        self.body = .buffer(buffer)
         self.closesConnection = closesConnection
     }
 

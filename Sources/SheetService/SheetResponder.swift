@@ -696,7 +696,7 @@ package final class SheetResponder: HTTPResponder {
         let snapshot = box.record.withLock { r in r.sheet.snapshot(at: sessionTime(box, r, now: now)) }
         var w = JSONWriter(capacity: 768)
         Wire.snapshot(id: box.id, profile: box.profile, snapshot, token: token, into: &w)
-        return Self.jsonBytes(status, w.takeBytes())
+        return Self.json(status, w.takeBuffer())
     }
 
     // MARK: Events
@@ -765,7 +765,7 @@ package final class SheetResponder: HTTPResponder {
     private func resultResponse(_ outcome: SheetOutcome, phase: PanPhase?) -> HTTPResponse {
         var w = JSONWriter(capacity: 512)
         Wire.result(outcome, phase: phase, into: &w)
-        return Self.jsonBytes(200, w.takeBytes())
+        return Self.json(200, w.takeBuffer())
     }
 
     private func pan(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
@@ -912,6 +912,11 @@ package final class SheetResponder: HTTPResponder {
     /// A JSON reply with `body`.
     static func jsonBytes(_ status: Int, _ body: [UInt8]) -> HTTPResponse {
         HTTPResponse(status: status, headers: jsonHeaders, body: body)
+    }
+
+    /// A JSON reply sent from `buffer` (a writer's, `JSONWriter.takeBuffer()`) without a copy.
+    static func json(_ status: Int, _ buffer: ResponseBuffer) -> HTTPResponse {
+        HTTPResponse(status: status, headers: jsonHeaders, buffer: buffer)
     }
 
     static func json(_ status: Int, _ text: String) -> HTTPResponse {

@@ -94,6 +94,6 @@ enum Simulation {
         let end = max(time, session.animation(at: time)?.endTime ?? time)
         Wire.snapshot(id: nil, profile: profile, session.snapshot(at: end), into: &w)
         w.endObject()
-        return SheetResponder.bytes(200, "application/json", w.takeBytes())
+        return SheetResponder.json(200, w.takeBuffer())
     }
 }

@@ -111,7 +111,7 @@ enum HTTPTarget {
         let response = responder.respond(to: HTTPRequest(head: head, body: r.body, receivedAt: received))
         if tracing {
             var body = "(stream)"
-            if case let .bytes(b) = response.body { body = String(decoding: b.prefix(300), as: UTF8.self) }
+            if let b = response.body.completeBytes { body = String(decoding: b.prefix(300), as: UTF8.self) }
             trace("\(what) → \(response.status) \(body)")
         }
         checkBody(response, what)
@@ -123,35 +123,35 @@ enum HTTPTarget {
     static func checkBody(_ response: HTTPResponse, _ what: String) {
         let status = response.status
         check(status >= 200 && status <= 599, "\(what): status \(status)")
-        switch response.body {
-        case let .stream(stream):
+        if case let .stream(stream) = response.body {
             check(status == 200, "\(what): a stream with status \(status)")
             // Nobody reads it: closing it now is a client that went away, and the session forgets it.
             stream.finish()
-        case let .bytes(body):
-            let type = response.headers["content-type"] ?? ""
-            guard type.hasPrefix("application/json") || type.hasPrefix("application/problem+json") else {
-                check(status < 500, "\(what): \(status) with \(type)")
-                return
-            }
-            let json: JSONValue
-            do {
-                json = try JSONReader.parse(body)
-            } catch {
-                fail("\(what): the \(status) body does not parse: \(error): \(String(decoding: body, as: UTF8.self))")
-            }
-            if type.hasPrefix("application/problem+json") {
-                check(json["status"]?.double == Double(status), "\(what): problem status is not \(status)")
-                let code = json["code"]?.string ?? ""
-                check(
-                    status < 500 || (status == 503 && code == "session-limit")
-                        || (status == 501 && code == "not-implemented"),
-                    "\(what): \(status) \(code) for input: \(String(decoding: body, as: UTF8.self))")
-            } else {
-                check(status < 500, "\(what): \(status) for input")
-            }
-            checkNumbers(json, what)
+            return
         }
+        guard let body = response.body.completeBytes else { return }
+        let type = response.headers["content-type"] ?? ""
+        guard type.hasPrefix("application/json") || type.hasPrefix("application/problem+json") else {
+            check(status < 500, "\(what): \(status) with \(type)")
+            return
+        }
+        let json: JSONValue
+        do {
+            json = try JSONReader.parse(body)
+        } catch {
+            fail("\(what): the \(status) body does not parse: \(error): \(String(decoding: body, as: UTF8.self))")
+        }
+        if type.hasPrefix("application/problem+json") {
+            check(json["status"]?.double == Double(status), "\(what): problem status is not \(status)")
+            let code = json["code"]?.string ?? ""
+            check(
+                status < 500 || (status == 503 && code == "session-limit")
+                    || (status == 501 && code == "not-implemented"),
+                "\(what): \(status) \(code) for input: \(String(decoding: body, as: UTF8.self))")
+        } else {
+            check(status < 500, "\(what): \(status) for input")
+        }
+        checkNumbers(json, what)
     }
 
     /// Walks a rendered document by its schema: the snapshot or result of a session route, or

@@ -2,6 +2,7 @@
 // Row names follow JSONTestSuite (y_ = must accept, n_ = must reject) where a
 // classic case exists; the trailing comment on each row names the rule.
 
+import MicroHTTP
 import Testing
 
 @testable import SheetService
@@ -812,6 +813,39 @@ struct JSONTests {
         #expect(v.count == 0)
         v.integer(5)  // usable again after takeBytes
         #expect(v.text == "5")
+    }
+
+    /// takeBuffer hands over the writer's own bytes; a copy of the writer never changes them.
+    @Test func writerTakeBufferKeepsWhatWasWritten() throws {
+        var w = JSONWriter(capacity: 4)  // grows as needed
+        w.beginObject()
+        w.key("phase")
+        w.string("changed")
+        w.endObject()
+        let expected = #"{"phase":"changed"}"#
+        // A copy shares the buffer until one of them writes or is taken.
+        var copy = w
+        let taken = w.takeBuffer()
+        #expect(taken.count == expected.utf8.count)
+        #expect(String(decoding: taken.bytes, as: UTF8.self) == expected)
+        // Emptied and taken, the copy's count must not become the first buffer's.
+        copy.reset()
+        let second = copy.takeBuffer()
+        #expect(second.count == 0)
+        #expect(String(decoding: taken.bytes, as: UTF8.self) == expected)
+        // Writing to a copy after a take leaves the taken bytes alone.
+        var third = JSONWriter(capacity: 64)
+        third.beginArray()
+        third.integer(12)
+        var fourth = third
+        let twelve = third.takeBuffer()
+        fourth.integer(34)
+        fourth.endArray()
+        // Writing on with the writer a buffer was taken from copies it first.
+        third.integer(56)
+        #expect(String(decoding: twelve.bytes, as: UTF8.self) == "[12")
+        #expect(fourth.text == "[12,34]")
+        #expect(third.text == "[12,56")
     }
 
     @Test func writerDeepNestingPast64Levels() throws {

@@ -1,4 +1,5 @@
 // A direct JSON writer for fixed reply schemas. Pure Swift, no Foundation.
+// It writes into a `ResponseBuffer`, which a reply can take and send without a copy.
 //
 //     var w = JSONWriter(capacity: 256)
 //     w.beginObject()
@@ -20,12 +21,18 @@
 // not pass them (the engine guarantees finite numbers); if one slips through,
 // `null` is written so the output stays valid JSON.
 
+import MicroHTTP
+
 package struct JSONWriter {
-    /// Output buffer: raw memory written through a pointer, one capacity and
+    /// Output buffer: memory written through a pointer, one capacity and
     /// uniqueness check per call (instead of per byte, as `[UInt8].append` does).
-    /// Copying a writer shares it until either copy writes (copy on write).
-    private var buffer: JSONByteBuffer
+    /// Copying a writer shares it until either copy writes (copy on write), and
+    /// so does a buffer taken by `takeBuffer()`.
+    private var buffer: ResponseBuffer
     private var length = 0
+    /// The buffer's capacity in bytes, kept here so that the fast path reads no class property
+    /// (each read of one is a dynamic exclusivity check).
+    private var capacity: Int
 
     /// Bit d is set when the container at depth d (1-based) already holds an element.
     private var hasElements: UInt64 = 0
@@ -36,11 +43,12 @@ package struct JSONWriter {
     private var afterKey = false
 
     package init(capacity: Int = 256) {
-        buffer = JSONByteBuffer(capacity: max(capacity, 16))
+        self.capacity = max(capacity, 16)
+        buffer = ResponseBuffer(capacity: self.capacity)
     }
 
     /// The JSON text written so far (a fresh array each time you ask).
-    package var bytes: [UInt8] { Array(UnsafeBufferPointer(start: buffer.base, count: length)) }
+    package var bytes: [UInt8] { Array(UnsafeBufferPointer(start: buffer.start, count: length)) }
 
     /// The JSON text written so far; the writer is left empty for reuse, keeping its buffer.
     package mutating func takeBytes() -> [UInt8] {
@@ -49,16 +57,30 @@ package struct JSONWriter {
         return result
     }
 
+    /// The JSON text written so far, in the writer's own buffer (no copy): for a reply,
+    /// `HTTPResponse(status:headers:buffer:)`. Writing on afterwards copies the buffer first.
+    /// (Mutating, not consuming: a consuming method copied the writer to check uniqueness, so
+    /// the check always failed and the bytes were copied after all.)
+    package mutating func takeBuffer() -> ResponseBuffer {
+        // A buffer shared with a copy of this writer (or a reply taken from one) gets its own
+        // bytes first: setting the count must not change what another holder sees.
+        if !buffer.isUniquelyReferenced() { makeRoom(for: 0) }
+        buffer.count = length
+        return buffer
+    }
+
     /// Reads the JSON text written so far in place, without making an array.
     package func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        try body(UnsafeBufferPointer(start: buffer.base, count: length))
+        try body(UnsafeBufferPointer(start: buffer.start, count: length))
     }
 
     /// The number of bytes written so far.
     package var count: Int { length }
 
     /// The JSON text as a String.
-    package var text: String { String(decoding: UnsafeBufferPointer(start: buffer.base, count: length), as: UTF8.self) }
+    package var text: String {
+        String(decoding: UnsafeBufferPointer(start: buffer.start, count: length), as: UTF8.self)
+    }
 
     /// Empties the writer, keeping its buffer, for reuse.
     package mutating func reset() {
@@ -268,26 +290,24 @@ package struct JSONWriter {
         afterKey = false
     }
 
-    /// Runs `body` with room for `n` bytes at the end of the output; `body`
-    /// returns how many it wrote.
     /// Room for `n` more bytes at the end of the output; the caller writes there,
     /// then adds what it wrote to `length`. The buffer is uniquely ours and stays
     /// alive (held by `self`) until then.
     @inline(__always)
     private mutating func reserve(_ n: Int) -> UnsafeMutablePointer<UInt8> {
-        if _slowPath(length + n > buffer.capacity || !isKnownUniquelyReferenced(&buffer)) {
+        if _slowPath(length + n > capacity || !buffer.isUniquelyReferenced()) {
             makeRoom(for: n)
         }
-        return buffer.base + length
+        return buffer.start + length
     }
 
     /// Grows the buffer to fit `n` more bytes and/or unshares it from a copied writer.
     @inline(never)
     private mutating func makeRoom(for n: Int) {
         let needed = length + n
-        let capacity = needed > buffer.capacity ? max(needed, buffer.capacity * 2) : buffer.capacity
-        let fresh = JSONByteBuffer(capacity: capacity)
-        fresh.base.update(from: buffer.base, count: length)
+        if needed > capacity { capacity = max(needed, capacity * 2) }
+        let fresh = ResponseBuffer(capacity: capacity)
+        fresh.start.update(from: buffer.start, count: length)
         buffer = fresh
     }
 
@@ -475,19 +495,6 @@ package struct JSONWriter {
             length &+= k
         }
     }
-}
-
-/// The writer's heap memory; freed with the last writer that uses it.
-private final class JSONByteBuffer {
-    let base: UnsafeMutablePointer<UInt8>
-    let capacity: Int
-
-    init(capacity: Int) {
-        base = .allocate(capacity: capacity)
-        self.capacity = capacity
-    }
-
-    deinit { base.deallocate() }
 }
 
 /// Receives `Double.write(to:)` output straight into the writer's buffer. The
