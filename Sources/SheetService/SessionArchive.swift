@@ -6,7 +6,11 @@ import Synchronization
 /// Where sessions are kept beyond this process (the optional `--store`), so that another instance,
 /// or this one after a restart, carries on with them. Writes are queued and never make a request
 /// wait; only a request for a session this process does not hold waits for a read.
-package protocol SessionArchive: Sendable {
+///
+/// Class-bound: the responder holds one as `(any SessionArchive)?` and looks at it on every event
+/// (whether there is one, and to save), and a class existential is one reference, where a general
+/// one is copied as a box each time (≈ 150 instructions a look).
+package protocol SessionArchive: AnyObject, Sendable {
     /// Queues the session's latest encoding; returns at once (later saves of one id replace
     /// earlier ones that have not been written yet).
     func save(_ id: String, _ bytes: [UInt8])
