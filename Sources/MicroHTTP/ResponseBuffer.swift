@@ -25,8 +25,10 @@ public struct ResponseBuffer: @unchecked Sendable {
 
     /// How many bytes, from `start`, are the body.
     @inlinable public var count: Int {
-        get { storage.header }
-        nonmutating set { storage.header = newValue }
+        // Through the header's pointer: `storage.header` is a class property, checked for
+        // exclusive access at run time on each use.
+        get { storage.withUnsafeMutablePointerToHeader { $0.pointee } }
+        nonmutating set { storage.withUnsafeMutablePointerToHeader { $0.pointee = newValue } }
     }
 
     /// Whether no other copy shares the bytes (then writing to them is safe).
