@@ -41,16 +41,6 @@ public struct HTTPResponse: Sendable {
         self.closesConnection = closesConnection
     }
 
-    /// A response with a complete body in a buffer of its own, sent without a copy.
-    public init(
-        status: Int, headers: HTTPHeaders = HTTPHeaders(), buffer: ResponseBuffer, closesConnection: Bool = false
-    ) {
-        self.status = status
-        self.headers = headers
-        self.body = .buffer(buffer)
-        self.closesConnection = closesConnection
-    }
-
     /// A response whose body is the given stream.
     public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), stream: HTTPStream, closesConnection: Bool = false) {
         self.status = status

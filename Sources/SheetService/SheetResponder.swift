@@ -914,18 +914,13 @@ package final class SheetResponder: HTTPResponder {
     /// copies them first), so answering allocates no header storage.
     private static let jsonHeaders = (["Content-Type": "application/json"] as HTTPHeaders).vetted()!
 
-    /// A JSON reply with `body`.
-    static func jsonBytes(_ status: Int, _ body: [UInt8]) -> HTTPResponse {
-        HTTPResponse(status: status, headers: jsonHeaders, body: body)
-    }
-
     /// A JSON reply sent from `buffer` (a writer's, `JSONWriter.takeBuffer()`) without a copy.
     static func json(_ status: Int, _ buffer: ResponseBuffer) -> HTTPResponse {
-        HTTPResponse(status: status, headers: jsonHeaders, buffer: buffer)
+        HTTPResponse(status: status, headers: jsonHeaders, body: .buffer(buffer))
     }
 
     static func json(_ status: Int, _ text: String) -> HTTPResponse {
-        jsonBytes(status, Array(text.utf8))
+        HTTPResponse(status: status, headers: jsonHeaders, body: Array(text.utf8))
     }
 
     func problemResponse(_ p: Problem, origin: String?) -> HTTPResponse {

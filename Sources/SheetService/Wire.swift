@@ -135,8 +135,7 @@ enum Wire {
             w.beginObject()
             w.member("detent", snap.detent.name)
             w.member("constant", snap.detent.constant)
-            w.member("dismiss")
-            w.bool(snap.detent.isHidden)
+            w.member("dismiss", snap.detent.isHidden)
             w.member("reason", snap.reason)
             if let p = snap.projected { w.member("projected", p) }
             w.endObject()
@@ -155,8 +154,7 @@ enum Wire {
     /// An animation, with what a client needs to run it locally.
     static func animation(_ a: Animation, into w: inout JSONWriter) {
         w.beginObject()
-        w.member("id")
-        w.integer(a.id)
+        w.member("id", integer: a.id)
         w.member("curve", a.curve.name)
         w.member("duration", a.duration)
         w.member("from", a.from)
@@ -166,8 +164,7 @@ enum Wire {
         w.member("alphaRule", a.alphaRule.rawValue)
         w.member("startTime", a.startTime)
         w.member("detent", a.detent.name)
-        w.member("dismiss")
-        w.bool(a.dismiss)
+        w.member("dismiss", a.dismiss)
         switch a.curve {
         case .timed: break
         case let .durationSpring(zeta, v):
@@ -188,10 +185,8 @@ enum Wire {
     /// One frame of an animation (the data of an SSE `frame` event).
     static func frame(animation: Int, index: Int, _ f: AnimationSample, into w: inout JSONWriter) {
         w.beginObject()
-        w.member("animation")
-        w.integer(animation)
-        w.member("index")
-        w.integer(index)
+        w.member("animation", integer: animation)
+        w.member("index", integer: index)
         w.member("t", f.t)
         w.member("constant", f.constant)
         w.member("dimmerAlpha", f.dimmerAlpha)

@@ -25,7 +25,7 @@ private final class BufferResponder: HTTPResponder {
         buffer.count = size
         made.withLock { $0.append(Made(storage: buffer.storage)) }
         let headers: HTTPHeaders = parts[0] == "bad-buffer" ? ["X-Echo": "a\r\nInjected: 1"] : ["X-Kind": "buffer"]
-        return HTTPResponse(status: 200, headers: headers, buffer: buffer)
+        return HTTPResponse(status: 200, headers: headers, body: .buffer(buffer))
     }
 }
 

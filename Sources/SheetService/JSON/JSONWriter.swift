@@ -58,7 +58,7 @@ package struct JSONWriter {
     }
 
     /// The JSON text written so far, in the writer's own buffer (no copy): for a reply,
-    /// `HTTPResponse(status:headers:buffer:)`. Writing on afterwards copies the buffer first.
+    /// `HTTPResponse(status:headers:body: .buffer(…))`. Writing on afterwards copies the buffer first.
     /// (Mutating, not consuming: a consuming method copied the writer to check uniqueness, so
     /// the check always failed and the bytes were copied after all.)
     package mutating func takeBuffer() -> ResponseBuffer {
