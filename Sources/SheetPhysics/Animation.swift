@@ -191,15 +191,3 @@ public final class Animation: Sendable, Hashable {
         return Double(k) / 1000
     }
 }
-
-/// progress = how open the card is: 0 at `low` (hidden, or the lowest detent), 1 at `top`.
-struct ProgressScale: Sendable, Hashable {
-    let low: Double
-    let top: Double
-
-    @inline(__always) func progress(of constant: Double) -> Double {
-        // Detents less than a nanopoint apart are one position (a span the decoders accept, such
-        // as a 1e-310 card ratio, would otherwise make progress overflow to ±∞; found by fuzzing).
-        (low - top).magnitude < 1e-9 ? 1 : (low - constant) / (low - top)
-    }
-}

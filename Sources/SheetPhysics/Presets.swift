@@ -115,7 +115,8 @@ enum SnapRule: Sendable {
     case facebook(expandedOffset: Double)
     case twitter(cardHeight: Double)
     case glide(segmented: Bool, threshold: Double)
-    case transition(finishThreshold: Double?, duration: Double, completionSpeed: Double)
+    /// (The finish threshold is the drag law's: `DragLaw.finishThreshold`.)
+    case transition(duration: Double, completionSpeed: Double)
     case swipeCell(distance: Double)
     case fluid(FluidBehaviour)
 }

@@ -8,8 +8,10 @@ public final class SheetModel: Sendable {
     public let detents: [Detent]
     /// Where a hidden card sits.
     public let hiddenConstant: Double
-    /// The dimmer's position rule.
-    public let dimmer: DimmerCurve
+    /// The dimmer's position rule (the drag law's).
+    public var dimmer: DimmerCurve { dragLaw.dimmer }
+    /// What a drag does with the finger: the engine's own rule, as data a client can evaluate.
+    public let dragLaw: DragLaw
     /// The detent `show` uses when it names none.
     public let showDefault: Detent
     /// Where `dismiss` sends the card.
@@ -17,7 +19,7 @@ public final class SheetModel: Sendable {
     /// The options in effect, defaults filled in, in catalog order.
     public let effectiveOptions: [(key: String, value: OptionValue)]
 
-    let progressScale: ProgressScale
+    var progressScale: ProgressScale { dragLaw.progress }
     let rule: SnapRule
     /// The seed presets animate the dimmer with the card; fluid and transition follow position.
     let alphaRule: AlphaRule
@@ -51,6 +53,8 @@ public final class SheetModel: Sendable {
             parts = Parts(
                 detents: [expanded, normal, hidden], hidden: H,
                 dimmer: DimmerCurve(full: 0.7, fullAt: H / 2, clearAt: H), show: normal, dismiss: hidden,
+                // The seed skips updates at or above E; we clamp.
+                lower: E, upper: nil,
                 options: [("expandedOffset", .number(E))], rule: .facebook(expandedOffset: E),
                 alphaRule: .interpolate)
         case .twitter:
@@ -61,7 +65,7 @@ public final class SheetModel: Sendable {
             let hidden = Detent(name: "hidden", constant: C, isHidden: true)
             parts = Parts(
                 detents: [open, hidden], hidden: C, dimmer: DimmerCurve(full: maxDim, fullAt: 0, clearAt: C),
-                show: open, dismiss: hidden,
+                show: open, dismiss: hidden, lower: nil, upper: nil,  // unbounded: may be pulled above open
                 options: [("cardHeightRatio", .number(ratio)), ("maxDimAlpha", .number(maxDim))],
                 rule: .twitter(cardHeight: C), alphaRule: .interpolate)
         case .glide:
@@ -88,18 +92,19 @@ public final class SheetModel: Sendable {
             parts = Parts(
                 detents: [large, miniDetent], hidden: h,
                 dimmer: DimmerCurve(full: 0.7, fullAt: 0, clearAt: miniY), show: large, dismiss: miniDetent,
+                lower: 0, upper: miniY, finishThreshold: threshold,
                 options: [
                     ("miniHeight", .number(mini)), ("finishThreshold", threshold.map { .number($0) } ?? .null),
                     ("duration", .number(duration)), ("completionSpeed", .number(speed)),
                 ],
-                rule: .transition(finishThreshold: threshold, duration: duration, completionSpeed: speed),
+                rule: .transition(duration: duration, completionSpeed: speed),
                 alphaRule: .position)
         case .swipeCell:
             let d = try reader.number("swipeDistance", default: 80, in: 0...h, open: true)
             let top = Detent(name: "top", constant: -d)
             let initial = Detent(name: "initial", constant: 0)
             parts = Parts(
-                detents: [top, initial], hidden: 0, dimmer: .none, show: top, dismiss: initial,
+                detents: [top, initial], hidden: 0, dimmer: .none, show: top, dismiss: initial, lower: -d, upper: 0,
                 options: [("swipeDistance", .number(d))], rule: .swipeCell(distance: d), alphaRule: .interpolate)
         case .fluid:
             parts = try Self.fluid(&reader, geometry: geometry)
@@ -108,7 +113,6 @@ public final class SheetModel: Sendable {
         _ = S
         detents = parts.detents
         hiddenConstant = parts.hidden
-        dimmer = parts.dimmer
         showDefault = parts.show
         dismissTarget = parts.dismiss
         effectiveOptions = parts.options
@@ -116,7 +120,9 @@ public final class SheetModel: Sendable {
         alphaRule = parts.alphaRule
         // progress: 0 at hidden (or the lowest detent where there is no hidden), 1 at the top-most.
         let low = parts.detents.first(where: \.isHidden)?.constant ?? parts.detents.last!.constant
-        progressScale = ProgressScale(low: low, top: parts.detents[0].constant)
+        dragLaw = DragLaw(
+            lower: parts.lower, upper: parts.upper, rubberBand: parts.rubberBand, dimmer: parts.dimmer,
+            progress: ProgressScale(low: low, top: parts.detents[0].constant), finishThreshold: parts.finishThreshold)
     }
 
     private struct Parts {
@@ -125,6 +131,11 @@ public final class SheetModel: Sendable {
         var dimmer: DimmerCurve
         var show: Detent
         var dismiss: Detent
+        /// The drag's free range and what happens past it (see `DragLaw`).
+        var lower: Double?
+        var upper: Double?
+        var rubberBand: RubberBand? = nil
+        var finishThreshold: Double? = nil
         var options: [(key: String, value: OptionValue)]
         var rule: SnapRule
         var alphaRule: AlphaRule
@@ -202,7 +213,7 @@ public final class SheetModel: Sendable {
         return Parts(
             detents: [open, compressed, closed], hidden: H,
             dimmer: DimmerCurve(full: 0.7, fullAt: K, clearAt: closed.constant),
-            show: segmented ? compressed : open, dismiss: closed,
+            show: segmented ? compressed : open, dismiss: closed, lower: 0, upper: nil,
             options: [
                 ("segmented", .bool(segmented)),
                 (
@@ -283,9 +294,13 @@ public final class SheetModel: Sendable {
         var detents = visible
         let hidden = Detent(name: "hidden", constant: H, isHidden: true)
         if hideable { detents.append(hidden) }
+        // Over-drag past the top-most and the lowest detent: resisted (f(x) = (1 − 1/(x·0.55/h + 1))·h,
+        // UIScrollView's band) or clamped.
         return Parts(
             detents: detents, hidden: H, dimmer: dimmer, show: lowestVisible,
-            dismiss: hideable ? hidden : lowestVisible,
+            dismiss: hideable ? hidden : lowestVisible, lower: visible[0].constant,
+            upper: detents[detents.count - 1].constant,
+            rubberBand: rubberBand ? RubberBand(coefficient: 0.55, dimension: geometry.height) : nil,
             options: [
                 ("detents", .object(specs)), ("hideable", .bool(hideable)), ("rubberBand", .bool(rubberBand)),
                 ("decelerationRate", .number(rate)), ("removalVelocity", .number(removal)),

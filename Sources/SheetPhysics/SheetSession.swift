@@ -124,6 +124,9 @@ public struct SheetOutcome: Sendable {
     public var velocitySource: VelocitySource?
     /// fluid pan events: who took the movement.
     public var consumer: Consumer?
+    /// The drag segment this event started (`began`; a `changed` where the sheet took the
+    /// movement back from the content): what a client evaluates the drag law in from now on.
+    public var drag: DragSegment?
 
     /// The snap, if the event started an animation.
     public var snap: Snap? {
@@ -382,6 +385,17 @@ public struct SheetSession: Sendable {
         return nil
     }
 
+    /// The current drag's segment, while dragging: with `model.dragLaw`, where the next
+    /// `changed` puts the card.
+    public var dragSegment: DragSegment? {
+        if case let .dragging(d) = phase { return segment(of: d) }
+        return nil
+    }
+
+    private func segment(of d: Drag) -> DragSegment {
+        model.dragSegment(start: d.start, base: d.base, origin: d.origin, contentCanScroll: d.canScroll)
+    }
+
     /// The last animation started, running or not.
     public var lastAnimation: Animation? {
         if case let .animating(a) = phase { return a }
@@ -468,6 +482,7 @@ public struct SheetSession: Sendable {
         phase = .dragging(drag)
         var result = outcome(.dragged, at: time, interrupted: interrupted)
         if case .fluid = model.rule { result.consumer = .sheet }
+        result.drag = segment(of: drag)
         return result
     }
 
@@ -486,6 +501,7 @@ public struct SheetSession: Sendable {
         guard case var .dragging(drag) = phase else { return withoutDrag(.changed, at: time) }
         let translation = pan.translation ?? drag.lastTranslation
         var consumer = Consumer.sheet
+        var rebased = false
         if case .fluid = model.rule, let offset = pan.scrollOffset, drag.canScroll,
             offset > 0 || translation < drag.lastTranslation
         {
@@ -496,15 +512,16 @@ public struct SheetSession: Sendable {
                 // Scroll → sheet: re-base at the previous event so this event's own movement counts.
                 drag.start = drag.constant
                 drag.base = drag.lastTranslation
+                rebased = true
             }
-            drag.constant = model.dragConstant(start: drag.start, delta: translation - drag.base)
+            drag.constant = model.dragLaw.constant(candidate: drag.start + (translation - drag.base))
         }
         drag.consumer = consumer
         drag.lastTranslation = translation
         samples.append(time: time, translation: translation)
         lastTime = time
         // transition: past the finish threshold the transition completes at once.
-        if case let .transition(threshold?, _, _) = model.rule,
+        if let threshold = model.dragLaw.finishThreshold,
             model.transitionPercent(constant: drag.constant, origin: model.detents[drag.origin]) >= threshold
         {
             let other = model.detents[1 - drag.origin]
@@ -523,6 +540,7 @@ public struct SheetSession: Sendable {
         phase = .dragging(drag)
         var result = outcome(.dragged, at: time)
         if case .fluid = model.rule { result.consumer = consumer }
+        if rebased { result.drag = segment(of: drag) }
         return result
     }
 
@@ -533,7 +551,7 @@ public struct SheetSession: Sendable {
         if case .fluid = model.rule { isFluid = true } else { isFluid = false }
         // An ended that carries a translation places the card first (not a velocity sample).
         if let t = pan.translation, drag.consumer == .sheet {
-            drag.constant = model.dragConstant(start: drag.start, delta: t - drag.base)
+            drag.constant = model.dragLaw.constant(candidate: drag.start + (t - drag.base))
         }
         let source: VelocitySource = pan.velocity == nil ? .estimated : .client
         let v = pan.velocity ?? samples.slope(endingAt: time)

@@ -2,29 +2,6 @@
 // which curve takes it there.
 
 extension SheetModel {
-    /// The constant for a drag that started at `start` and has moved by `delta` (the candidate
-    /// start + delta, limited by the preset's drag rule).
-    @inline(__always)
-    func dragConstant(start: Double, delta: Double) -> Double {
-        let candidate = start + delta
-        switch rule {
-        case let .facebook(E): return max(candidate, E)  // the seed skips updates past E; we clamp
-        case .twitter: return candidate  // unbounded: may be pulled above open
-        case .glide: return max(candidate, 0)
-        case .transition: return min(max(candidate, 0), detents[1].constant)
-        case let .swipeCell(d): return min(max(candidate, -d), 0)
-        case let .fluid(b):
-            let u = detents[0].constant
-            let lowest = detents[detents.count - 1].constant
-            if !b.rubberBand { return min(max(candidate, u), lowest) }
-            let h = geometry.height
-            // f(x) = (1 − 1/(x·0.55/h + 1))·h: resistance that never reaches h.
-            if candidate < u { return u - (1 - 1 / ((u - candidate) * 0.55 / h + 1)) * h }
-            if candidate > lowest { return lowest + (1 - 1 / ((candidate - lowest) * 0.55 / h + 1)) * h }
-            return candidate
-        }
-    }
-
     /// Where a release at `constant` with `velocity` (pt/s, positive downward) sends the card.
     func release(constant c: Double, velocity v: Double, origin: Detent) -> Snap {
         switch rule {
@@ -142,8 +119,21 @@ extension SheetModel {
     /// transition: the fraction of the way from `origin` toward the other detent.
     func transitionPercent(constant c: Double, origin: Detent) -> Double {
         let other = origin.name == detents[0].name ? detents[1] : detents[0]
-        let span = other.constant - origin.constant
-        return span == 0 ? 0 : (c - origin.constant) / span
+        return DragFinish.percent(at: c, from: origin.constant, toward: other.constant)
+    }
+
+    /// The drag segment that starts at `start` with the finger at `base`, from the detent at
+    /// `origin` (an index into `detents`).
+    func dragSegment(start: Double, base: Double, origin: Int, contentCanScroll: Bool) -> DragSegment {
+        var finish: DragFinish?
+        if let threshold = dragLaw.finishThreshold {
+            // transition, the one preset with a finish: two detents, so the other is 1 − origin.
+            let other = detents[1 - origin]
+            finish = DragFinish(
+                from: detents[origin].constant, toward: other.constant, threshold: threshold, detent: other)
+        }
+        return DragSegment(
+            start: start, base: base, origin: detents[origin], contentCanScroll: contentCanScroll, finish: finish)
     }
 
     /// What moves the card from `from` to `to`: the preset's release animation, or its show
@@ -164,7 +154,7 @@ extension SheetModel {
             let sign: Double = distance > 0 ? 1 : (distance < 0 ? -1 : 0)
             let initial = v * sign / max(abs(distance), 1)
             return (.durationSpring(dampingRatio: 0.8, initialVelocity: initial), 0.4)
-        case let .transition(_, duration, speed):
+        case let .transition(duration, speed):
             // The remaining fraction of a whole transition, at completionSpeed.
             let span = abs(detents[1].constant - detents[0].constant)
             let remaining = span == 0 ? 0 : abs(target.constant - from) / span

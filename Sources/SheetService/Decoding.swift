@@ -186,6 +186,36 @@ enum Decode {
         return (event, time)
     }
 
+    /// The most events one batch may carry (a 16 KiB body holds about 250 plain ones).
+    static let maxBatch = 256
+
+    /// A batch of pan events, `{"events": [event, …]}`, each as `pan` reads it (paths
+    /// `events[i].…`); nil when `value` is not a batch (a single event).
+    static func panBatch(_ value: JSONValue?, preset: PresetName, clock: SessionClock) throws(Problem)
+        -> [(PanEvent, Double?)]?
+    {
+        guard case let .object(o)? = value, o.members.contains(where: { $0.key == "events" }) else { return nil }
+        var f = try FieldReader(value)
+        let events = f.take("events")
+        try f.finish(known: "events (a batch is {\"events\": [...]} and nothing else)")
+        guard case let .array(items)? = events, !items.isEmpty, items.count <= maxBatch else {
+            throw .invalid(
+                "invalid-value", "events must be an array of 1 to \(maxBatch) pan events", field: "events")
+        }
+        guard clock == .client else {
+            throw .invalid(
+                "invalid-value",
+                "a batch needs a session on the client clock (\"clock\": \"client\"): the times its events carry are what space them; send events one at a time on the server clock",
+                field: "events")
+        }
+        var decoded: [(PanEvent, Double?)] = []
+        decoded.reserveCapacity(items.count)
+        for (i, item) in items.enumerated() {
+            decoded.append(try pan(item, preset: preset, clock: clock, path: "events[\(i)]"))
+        }
+        return decoded
+    }
+
     /// A show request: the detent (optional) and client time.
     static func show(_ value: JSONValue?, clock: SessionClock, path: String = "") throws(Problem) -> (String?, Double?)
     {

@@ -76,9 +76,65 @@ enum Wire {
         w.member("clock", clock.rawValue)
         w.member("detents")
         detents(model, into: &w)
+        w.member("dragLaw")
+        dragLaw(model.dragLaw, into: &w)
         w.endObject()
         // Drop the braces: the members go inside each snapshot's own object.
         return Array(w.bytes.dropFirst().dropLast())
+    }
+
+    /// The drag law (see `DragLaw`): a client evaluates it to draw the card on the pointer event
+    /// that moved it, and gets exactly the constant, alpha and progress a `changed` answers.
+    static func dragLaw(_ law: DragLaw, into w: inout JSONWriter) {
+        w.beginObject()
+        w.member("lower")
+        if let l = law.lower { w.number(l) } else { w.null() }
+        w.member("upper")
+        if let u = law.upper { w.number(u) } else { w.null() }
+        w.member("rubberBand")
+        if let band = law.rubberBand {
+            w.beginObject()
+            w.member("coefficient", band.coefficient)
+            w.member("dimension", band.dimension)
+            w.endObject()
+        } else {
+            w.null()
+        }
+        w.member("dimmer")
+        w.beginObject()
+        w.member("full", law.dimmer.full)
+        w.member("fullAt", law.dimmer.fullAt)
+        w.member("clearAt", law.dimmer.clearAt)
+        w.endObject()
+        w.member("progress")
+        w.beginObject()
+        w.member("low", law.progress.low)
+        w.member("top", law.progress.top)
+        w.endObject()
+        w.member("finishThreshold")
+        if let t = law.finishThreshold { w.number(t) } else { w.null() }
+        w.endObject()
+    }
+
+    /// A drag's current segment: with the drag law, where every later `changed` puts the card.
+    static func dragSegment(_ s: DragSegment, into w: inout JSONWriter) {
+        w.beginObject()
+        w.member("start", s.start)
+        w.member("base", s.base)
+        w.member("origin", s.origin.name)
+        w.member("contentCanScroll", s.contentCanScroll)
+        w.member("finish")
+        if let f = s.finish {
+            w.beginObject()
+            w.member("from", f.from)
+            w.member("toward", f.toward)
+            w.member("threshold", f.threshold)
+            w.member("detent", f.detent.name)
+            w.endObject()
+        } else {
+            w.null()
+        }
+        w.endObject()
     }
 
     static func geometry(_ g: Geometry, into w: inout JSONWriter) {
@@ -100,7 +156,8 @@ enum Wire {
 
     /// A session snapshot (GET /sessions/{id}, creation, `settled` and `interrupted` events).
     static func snapshot(
-        id: String?, profile: SessionProfile, _ s: SheetSnapshot, token: String? = nil, into w: inout JSONWriter
+        id: String?, profile: SessionProfile, _ s: SheetSnapshot, drag: DragSegment? = nil, token: String? = nil,
+        into w: inout JSONWriter
     ) {
         w.beginObject()
         if let id { w.member("id", id) }
@@ -108,6 +165,10 @@ enum Wire {
         if let token { w.member("token", token) }
         w.rawMembers(profile.staticMembers)
         card(s, into: &w)
+        if let drag {
+            w.member("drag")
+            dragSegment(drag, into: &w)
+        }
         w.member("animation")
         if let a = s.animation { animation(a, into: &w) } else { w.null() }
         w.member("time", s.time)
@@ -124,22 +185,20 @@ enum Wire {
         w.member("progress", s.progress)
     }
 
-    /// The result of a pan, show or dismiss.
-    static func result(_ o: SheetOutcome, phase: PanPhase?, into w: inout JSONWriter) {
+    /// The result of a pan, show or dismiss. A batch's answer is its last event's result with
+    /// `batch` (what the events before it started) and, when asked for, `frames`.
+    static func result(
+        _ o: SheetOutcome, phase: PanPhase?, model: SheetModel? = nil, batch: BatchSummary? = nil,
+        frames: FrameSampling? = nil, into w: inout JSONWriter
+    ) {
         let s = o.snapshot
         w.beginObject()
         if let phase { w.member("phase", phase.rawValue) }
         card(s, into: &w)
-        w.member("snap")
         if let snap = o.snap {
-            w.beginObject()
-            w.member("detent", snap.detent.name)
-            w.member("constant", snap.detent.constant)
-            w.member("dismiss", snap.detent.isHidden)
-            w.member("reason", snap.reason)
-            if let p = snap.projected { w.member("projected", p) }
-            w.endObject()
+            self.snap(snap, into: &w)
         } else {
+            w.member("snap")
             w.null()
         }
         w.member("animation")
@@ -148,6 +207,53 @@ enum Wire {
         if let source = o.velocitySource { w.member("velocitySource", source.rawValue) }
         if let consumer = o.consumer { w.member("consumer", consumer.rawValue) }
         w.member("time", s.time)
+        if let drag = batch?.drag ?? o.drag {
+            w.member("drag")
+            dragSegment(drag, into: &w)
+            if let model {
+                w.member("dragLaw")
+                dragLaw(model.dragLaw, into: &w)
+            }
+        }
+        if let batch {
+            w.member("batch")
+            w.beginObject()
+            w.member("count", integer: batch.count)
+            w.member("settles")
+            w.beginArray()
+            for settle in batch.settles {
+                w.beginObject()
+                w.member("index", integer: settle.index)
+                w.member("phase", settle.phase.rawValue)
+                snap(settle.snap, into: &w)
+                w.member("animation")
+                animation(settle.animation, into: &w)
+                w.endObject()
+            }
+            w.endArray()
+            w.endObject()
+        }
+        if let frames {
+            w.member("frames")
+            w.beginArray()
+            if let a = frames.animation {
+                for (k, f) in a.frames(fps: frames.fps).enumerated() {
+                    frame(animation: a.id, index: k, f, into: &w)
+                }
+            }
+            w.endArray()
+        }
+        w.endObject()
+    }
+
+    static func snap(_ snap: Snap, into w: inout JSONWriter) {
+        w.member("snap")
+        w.beginObject()
+        w.member("detent", snap.detent.name)
+        w.member("constant", snap.detent.constant)
+        w.member("dismiss", snap.detent.isHidden)
+        w.member("reason", snap.reason)
+        if let p = snap.projected { w.member("projected", p) }
         w.endObject()
     }
 
@@ -243,4 +349,22 @@ enum Wire {
         w.endObject()
         return w.takeBytes()
     }
+}
+
+/// What a batch's answer says of the events before its last.
+struct BatchSummary {
+    /// How many events the batch had.
+    var count: Int
+    /// Every event before the last that started an animation, in order.
+    var settles: [(index: Int, phase: PanPhase, snap: Snap, animation: Animation)]
+    /// The segment of the drag in progress after the batch, when an event of the batch started
+    /// it (a `began`, or fluid's sheet taking over from the content).
+    var drag: DragSegment?
+}
+
+/// The frames a result carries when the request asked for them (`?frames=FPS`): the animation
+/// running after the request, sampled at `fps` from its start.
+struct FrameSampling {
+    var fps: Int
+    var animation: Animation?
 }
