@@ -8,9 +8,20 @@
 //   console.log(r.snap.detent, r.snap.reason);
 //
 // Mutating requests of one session are sent one at a time, in order (a client-clock session
-// refuses a time that goes backwards, and `changed` must follow `began`); `changed` events that
-// queue up behind a request in flight are coalesced into the latest one. Times default to this
-// page's monotonic clock, `performance.now() / 1000` seconds, and never decrease.
+// refuses a time that goes backwards, and `changed` must follow `began`). On a client-clock
+// session every pan event is delivered: events made while a request is in flight wait and leave
+// together as the next batch (`{"events": [...]}`), so sheetd's velocity estimate sees every
+// sample whatever the round trip. (A server-clock session cannot take batches: there, queued
+// `changed` events are coalesced into the latest.) Times default to this page's monotonic
+// clock, `performance.now() / 1000` seconds, and never decrease.
+//
+// Prediction (client-clock sessions): every snapshot carries the session's drag law (`dragLaw`)
+// and the answer to `began` the drag's segment (`drag`); `sheet.predict(translation)` evaluates
+// them, which is exactly what sheetd will answer, so a front end draws the card on the pointer
+// event that moved it. `sheet.at(time)` is where to draw the card at any instant: the prediction
+// while dragging, then after the release the card keeps moving at the release velocity until
+// sheetd's answer arrives with its animation's frames (`?frames=`), which it joins, blended, on
+// the same clock. `sheet.stats` counts predictions and mismatches.
 
 /**
  * @typedef {"facebook" | "twitter" | "glide" | "transition" | "swipeCell" | "fluid"} PresetName
@@ -65,6 +76,8 @@
  * @property {number} progress
  * @property {Animation | null} animation
  * @property {number} time
+ * @property {DragLaw} dragLaw
+ * @property {DragSegment} [drag]  while dragging
  *
  * @typedef {object} Snap  Where a release (or show/dismiss) sends the card, and why.
  * @property {string} detent
@@ -86,6 +99,10 @@
  * @property {"client" | "estimated"} [velocitySource]
  * @property {"sheet" | "scroll"} [consumer]
  * @property {number} time
+ * @property {DragSegment} [drag]   on `began` (and where a new segment starts)
+ * @property {DragLaw} [dragLaw]    with `drag`
+ * @property {{count: number, settles: {index: number, phase: PanPhase, snap: Snap, animation: Animation}[]}} [batch]
+ * @property {Frame[]} [frames]     with `?frames=`: the running animation, sampled from its start
  *
  * @typedef {object} Frame  The data of an `event: frame`.
  * @property {number} animation
@@ -125,6 +142,49 @@
  * @property {Frame[]} frames
  * @property {Snapshot} final
  *
+ * @typedef {object} DragLaw  What a drag does with the finger (every snapshot's `dragLaw`).
+ * @property {number | null} lower   the smallest constant a drag reaches freely (null: none)
+ * @property {number | null} upper   the largest one
+ * @property {{coefficient: number, dimension: number} | null} rubberBand  resistance past a bound (null: clamp)
+ * @property {{full: number, fullAt: number, clearAt: number}} dimmer     alpha as a function of the constant
+ * @property {{low: number, top: number}} progress                       progress 0 at `low`, 1 at `top`
+ * @property {number | null} finishThreshold  transition: the fraction of the way at which a drag finishes by itself
+ *
+ * @typedef {object} DragSegment  The current drag's segment (the answer to `began`: `drag`).
+ * @property {number} start   the constant the segment started from
+ * @property {number} base    the translation it started at
+ * @property {string | null} origin  the detent a cancel returns to
+ * @property {boolean | null} contentCanScroll  fluid: a `changed` with `scrollOffset` may go to the content
+ * @property {{from: number, toward: number, threshold: number, detent: string} | null} finish  transition
+ *
+ * @typedef {object} Prediction  What sheetd will answer to a `changed` at that translation.
+ * @property {number} constant
+ * @property {number} dimmerAlpha
+ * @property {number} progress
+ * @property {boolean} finishes  transition: this `changed` finishes the drag (sheetd answers with an animation)
+ *
+ * @typedef {object} CardState  Where to draw the card at one instant (`sheet.at(time)`).
+ * @property {number} constant
+ * @property {number} dimmerAlpha
+ * @property {number} progress
+ * @property {"rest" | "drag" | "hold" | "coast" | "animation" | "unknown"} motion
+ *   drag: the prediction for the finger; hold: waiting for sheetd where no motion can be
+ *   predicted; coast: released, moving at the release velocity until the answer; animation:
+ *   sheetd's frames, played on the client clock
+ *
+ * @typedef {object} PredictionStats  `sheet.stats`.
+ * @property {number} samples        pan events the caller made
+ * @property {number} eventsSent     pan events sent (every one, on the client clock)
+ * @property {number} requestsSent
+ * @property {number} largestBatch
+ * @property {number} inFlight
+ * @property {number} maxInFlight    never above 1: one request at a time
+ * @property {number} predictions    `changed` events predicted from the law
+ * @property {number} mismatches     answers that differ from the law evaluated for the same translation (there should be none)
+ * @property {number} maxError       the largest such difference, points
+ * @property {number} catches        grabs of a moving card: the drag's start was estimated from the frames, and sheetd's differed
+ * @property {number} corrections    blends (a catch, or the release joining sheetd's animation)
+ *
  * @typedef {object} PresetInfo
  * @property {PresetName} name
  * @property {Constraint} constraint
@@ -153,19 +213,58 @@ export class SheetError extends Error {
 /** The client clock: seconds on this page's monotonic clock (the same base as `event.timeStamp`). */
 export const clientTime = () => performance.now() / 1000;
 
+/**
+ * Evaluates a drag law for a finger at `translation` in the drag segment `segment`: exactly
+ * what sheetd answers to that `changed` (the same IEEE-754 operations in the same order).
+ * @param {DragLaw} law @param {{start: number, base: number, finish?: DragSegment["finish"]}} segment
+ * @param {number} translation
+ * @returns {Prediction}
+ */
+export function evaluateDragLaw(law, segment, translation) {
+    const candidate = segment.start + (translation - segment.base);
+    let c = candidate;
+    const band = law.rubberBand;
+    // f(x) = (1 − 1/(x·coefficient/dimension + 1))·dimension: resistance that never reaches `dimension`
+    const resist = (/** @type {number} */ x) => band ? (1 - 1 / ((x * band.coefficient) / band.dimension + 1)) * band.dimension : 0;
+    if (law.upper !== null && candidate > law.upper) c = band ? law.upper + resist(candidate - law.upper) : law.upper;
+    else if (law.lower !== null && candidate < law.lower) c = band ? law.lower - resist(law.lower - candidate) : law.lower;
+    const d = law.dimmer;
+    let alpha;
+    if (d.full === 0) alpha = 0;
+    else if (c <= d.fullAt) alpha = d.full;
+    else if (c >= d.clearAt) alpha = 0;
+    else alpha = (d.full * (d.clearAt - c)) / (d.clearAt - d.fullAt);
+    const p = law.progress;
+    const progress = Math.abs(p.low - p.top) < 1e-9 ? 1 : (p.low - c) / (p.low - p.top);
+    let finishes = false;
+    const f = segment.finish;
+    if (f) {
+        const span = f.toward - f.from;
+        finishes = (span === 0 ? 0 : (c - f.from) / span) >= f.threshold;
+    }
+    return { constant: c, dimmerAlpha: alpha, progress, finishes };
+}
+
+/** @param {number} ms */
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /** A sheetd server. */
 export class SheetClient {
     /**
      * @param {string | URL} [baseURL]  the server; default: where this module was loaded from, so
      *   `import … from "http://host:8080/sheet-client.js"` then `new SheetClient()` just works.
+     * @param {{addedLatency?: number}} [options]  addedLatency: a simulated network round trip in
+     *   milliseconds added to every request of this client (half before it leaves, half after the
+     *   answer), to feel a remote sheetd from localhost. Frame streams are not delayed.
      */
-    constructor(baseURL = new URL(".", import.meta.url)) {
+    constructor(baseURL = new URL(".", import.meta.url), options = {}) {
         const base = new URL(baseURL, typeof location === "undefined" ? undefined : location.href);
         if (!base.pathname.endsWith("/")) base.pathname += "/";
         /** @type {URL} */
         this.baseURL = base;
+        /** Simulated round trip added to every request, milliseconds (0: none). */
+        this.addedLatency = options.addedLatency ?? 0;
     }
-
     /** @param {string} path */
     url(path) {
         return new URL(path.replace(/^\//, ""), this.baseURL);
@@ -183,8 +282,11 @@ export class SheetClient {
             init.body = JSON.stringify(body);
             init.headers = { "Content-Type": "application/json" };
         }
+        const delay = this.addedLatency / 2;
+        if (delay > 0) await sleep(delay);
         const response = await fetch(this.url(path), init);
         const text = await response.text();
+        if (delay > 0) await sleep(delay);
         let json = null;
         if (text) {
             try {
@@ -231,6 +333,27 @@ export class SheetClient {
     }
 }
 
+/** How long a jump (a catch, the release joining sheetd's animation) takes to blend out, seconds. */
+const BLEND = 0.12;
+/** How fast a released card's coasting velocity decays while it waits for sheetd, seconds. */
+const COAST_DECAY = 0.08;
+
+/**
+ * The least-squares slope of translation over time of `samples` in the last 0.1 s before `end`
+ * (pt/s): the velocity a released card coasts at while sheetd's answer is on its way. Display
+ * only: the release decision is sheetd's own estimate from the same samples.
+ * @param {{t: number, x: number}[]} samples @param {number} end
+ */
+function coastVelocity(samples, end) {
+    const recent = samples.filter((s) => s.t >= end - 0.1);
+    if (recent.length < 2) return 0;
+    const mt = recent.reduce((a, s) => a + s.t, 0) / recent.length;
+    const mx = recent.reduce((a, s) => a + s.x, 0) / recent.length;
+    let num = 0, den = 0;
+    for (const s of recent) { num += (s.t - mt) * (s.x - mx); den += (s.t - mt) ** 2; }
+    return den === 0 ? 0 : num / den;
+}
+
 /** One card. Mutating calls are serialized; each resolves with sheetd's Result. */
 export class SheetSession {
     /** @param {SheetClient} client @param {Snapshot} snapshot */
@@ -240,11 +363,35 @@ export class SheetSession {
         this.id = /** @type {string} */ (snapshot.id);
         /** The last snapshot seen (from create, replace, get or a settled/interrupted frame event). @type {Snapshot} */
         this.snapshot = snapshot;
+        /**
+         * Predict (client-clock sessions): draw from the drag law and play sheetd's frames on
+         * this clock. Off: `at()` follows the answers only (the card waits for the network).
+         */
+        this.predicting = true;
+        /** Frames per second of the animations sheetd returns with each answer (`?frames=`) while predicting. */
+        this.playbackFps = 120;
+        /** @type {PredictionStats} */
+        this.stats = {
+            samples: 0, eventsSent: 0, requestsSent: 0, largestBatch: 0, inFlight: 0, maxInFlight: 0,
+            predictions: 0, mismatches: 0, maxError: 0, catches: 0, corrections: 0,
+        };
         /** @type {Promise<any>} */
         this._tail = Promise.resolve();
         /** @type {any} */
         this._queued = null; // the last queued job not yet sent
         this._lastTime = -Infinity;
+        /** Local gestures started (began, show, dismiss): an answer moves the card only if no newer one began. */
+        this._gesture = 0;
+        /** @type {(DragSegment & {estimated?: boolean}) | null} the current drag's segment, as predicted or as answered */
+        this._segment = null;
+        /** @type {{t: number, x: number}[]} this drag's samples (time, translation) */
+        this._samples = [];
+        /** @type {any} what `at()` draws: see _motionAt */
+        this._motion = this._restMotion(snapshot);
+        /** @type {{constant: number, alpha: number, progress: number, t0: number} | null} a jump being blended out */
+        this._blend = null;
+        /** The highest animation number played from an answer's frames. */
+        this.playedAnimation = -1;
     }
 
     get path() {
@@ -255,21 +402,70 @@ export class SheetSession {
         return this.snapshot.clock === "client";
     }
 
+    /** Predictions need the client clock (times are what sheetd's animations and estimates run on) and a law. */
+    get predicts() {
+        return this.predicting && this.clientClock && !!this.snapshot.dragLaw;
+    }
+
     /** Re-creates this session with a new configuration (same id); its open streams get `closed`. @param {SessionConfig} config */
     async replace(config) {
-        const snapshot = await this._enqueue("PUT", this.path, config, false, false);
+        const snapshot = await this._enqueue("PUT", this.path, config, "other");
         this._lastTime = -Infinity;
-        return (this.snapshot = snapshot);
+        this._adopt(snapshot);
+        return this.snapshot;
     }
 
     /** The snapshot now. @returns {Promise<Snapshot>} */
     async get() {
-        return (this.snapshot = await this.client.request("GET", this.path));
+        const snapshot = await this.client.request("GET", this.path);
+        this._adopt(snapshot);
+        return this.snapshot;
     }
 
     /** Ends the session. */
     delete() {
-        return this._enqueue("DELETE", this.path, undefined, false, false);
+        return this._enqueue("DELETE", this.path, undefined, "other");
+    }
+
+    /**
+     * What sheetd will answer to a `changed` at `translation` in the current drag: the drag law
+     * evaluated in the drag's segment. null when there is no drag, or where the answer depends on
+     * more than the finger (a `scrollOffset` the content may take).
+     * @param {number} translation @returns {Prediction | null}
+     */
+    predict(translation) {
+        const law = this.snapshot.dragLaw;
+        if (!law || !this._segment) return null;
+        return evaluateDragLaw(law, this._segment, translation);
+    }
+
+    /**
+     * Where to draw the card at `time` (seconds on the client clock, e.g. a requestAnimationFrame
+     * timestamp / 1000): the prediction while dragging, the coast after a release, then sheetd's
+     * animation frames, with any jump blended out over 0.12 s.
+     * @param {number} [time] @returns {CardState}
+     */
+    at(time = clientTime()) {
+        const raw = this._motionAt(time);
+        const b = this._blend;
+        if (!b) return raw;
+        const u = (time - b.t0) / BLEND;
+        if (u >= 1 || u < 0) {
+            if (u >= 1) this._blend = null;
+            return raw;
+        }
+        const k = 1 - u * u * (3 - 2 * u); // smoothstep down from 1 to 0
+        return {
+            ...raw,
+            constant: raw.constant + b.constant * k,
+            dimmerAlpha: Math.min(1, Math.max(0, raw.dimmerAlpha + b.alpha * k)),
+            progress: raw.progress + b.progress * k,
+        };
+    }
+
+    /** Whether the card is moving (or waiting to): a front end keeps drawing `at()` every frame while true. */
+    get moving() {
+        return this._motion.kind !== "rest" || this._blend !== null;
     }
 
     /**
@@ -279,11 +475,13 @@ export class SheetSession {
      */
     pan(phase, translation, options = {}) {
         /** @type {Record<string, any>} */
-        const event = { phase, time: options.time ?? clientTime() };
+        const event = { phase, time: this._stamp(options.time ?? clientTime()) };
         if (translation !== undefined) event.translation = translation;
         if (options.velocity !== undefined) event.velocity = options.velocity;
         if (options.scrollOffset !== undefined) event.scrollOffset = options.scrollOffset;
-        return this._enqueue("POST", `${this.path}/pan`, event, phase === "changed", true);
+        this.stats.samples += 1;
+        const record = this._predictEvent(event);
+        return this._enqueue("POST", `${this.path}/pan`, event, "pan", record);
     }
 
     /** The finger touches the card. @param {PanOptions} [options] */
@@ -308,21 +506,24 @@ export class SheetSession {
         /** @type {Record<string, any>} */
         const body = {};
         if (detent) body.detent = detent;
-        if (options.time !== undefined || this.clientClock) body.time = options.time ?? clientTime();
-        return this._enqueue("POST", `${this.path}/show`, body, false, true);
+        if (options.time !== undefined || this.clientClock) body.time = this._stamp(options.time ?? clientTime());
+        return this._enqueue("POST", `${this.path}/show`, body, "move", this._hold(body.time));
     }
 
     /** The tap on the dimmer. @param {{time?: number}} [options] @returns {Promise<Result>} */
     dismiss(options = {}) {
         /** @type {Record<string, any>} */
         const body = {};
-        if (options.time !== undefined || this.clientClock) body.time = options.time ?? clientTime();
-        return this._enqueue("POST", `${this.path}/dismiss`, body, false, true);
+        if (options.time !== undefined || this.clientClock) body.time = this._stamp(options.time ?? clientTime());
+        return this._enqueue("POST", `${this.path}/dismiss`, body, "move", this._hold(body.time));
     }
 
     /**
      * Subscribes to the frames of every animation of this session (one EventSource). A dropped
      * connection reconnects by itself and resumes after the last frame (`Last-Event-ID`).
+     * While predicting, the animations this client started come with its answers; the stream
+     * still carries them (and those other clients start): `playedAnimation` tells which are
+     * played locally already.
      * @param {FrameHandlers} handlers @param {{fps?: number, pace?: "realtime" | "instant"}} [options]
      */
     frames(handlers, options = {}) {
@@ -362,27 +563,282 @@ export class SheetSession {
         return stream;
     }
 
+    // ------------------------------------------------------------ prediction
+
+    /** A time for the next request: microseconds, never before the previous one. @param {number} t */
+    _stamp(t) {
+        const time = Math.max(Math.round(t * 1e6) / 1e6, this._lastTime);
+        this._lastTime = time;
+        return time;
+    }
+
+    /** @param {Snapshot} snapshot */
+    _adopt(snapshot) {
+        this.snapshot = snapshot;
+        this._segment = snapshot.drag ? { ...snapshot.drag } : null;
+        this._gesture += 1;
+        this._motion = this._restMotion(snapshot);
+        this._blend = null;
+    }
+
+    /** @param {{constant: number, dimmerAlpha: number, progress: number}} s */
+    _restMotion(s) {
+        return { kind: "rest", constant: s.constant, dimmerAlpha: s.dimmerAlpha, progress: s.progress };
+    }
+
+    /** Starts blending out the jump from what was drawn at `time` to what will be drawn now. @param {CardState} before @param {number} time */
+    _jump(before, time) {
+        const after = this._motionAt(time);
+        const dc = before.constant - after.constant;
+        if (Math.abs(dc) < 1e-6 && Math.abs(before.dimmerAlpha - after.dimmerAlpha) < 1e-9) return;
+        this._blend = { constant: dc, alpha: before.dimmerAlpha - after.dimmerAlpha, progress: before.progress - after.progress, t0: time };
+        this.stats.corrections += 1;
+    }
+
+    /**
+     * What the card does as this event leaves: the local half of prediction. Returns what the
+     * answer is checked against.
+     * @param {Record<string, any>} event
+     */
+    _predictEvent(event) {
+        const t = event.time;
+        const law = this.snapshot.dragLaw;
+        const record = { gesture: this._gesture, phase: event.phase, translation: event.translation, prediction: /** @type {Prediction | null} */ (null), estimated: false };
+        if (event.phase !== "changed") {
+            this._gesture += 1;
+            record.gesture = this._gesture;
+        }
+        if (!this.predicts) return record;
+        const drawn = this.at(t);
+        const m = this._motion;
+        if (event.phase === "began") {
+            this._samples = [];
+            if (this.snapshot.state === "hidden" && m.kind === "rest") {
+                this._segment = null; // sheetd refuses it (409): there is nothing to grab
+                return record;
+            }
+            // A card at rest is caught exactly where sheetd has it; a moving one where its
+            // frames put it now (sheetd samples its closed form at the event's time: the began
+            // answer's `drag.start` corrects the estimate, blended, and counts as a catch).
+            const start = this._motionAt(t).constant;
+            const base = event.translation ?? 0;
+            record.estimated = m.kind !== "rest";
+            this._segment = { start, base, origin: null, contentCanScroll: null, finish: this._finishFor(start), estimated: record.estimated };
+            this._motion = { kind: "drag", translation: base, last: evaluateDragLaw(law, this._segment, base) };
+            this._jump(drawn, t);
+            return record;
+        }
+        if (event.phase === "changed") {
+            this._samples.push({ t, x: event.translation });
+            if (m.kind !== "drag" || !this._segment) return record; // a finished (transition) or unpredicted drag
+            // The content may take a movement that carries scrollOffset: no prediction then.
+            if (event.scrollOffset !== undefined && this._segment.contentCanScroll !== false) {
+                this._motion = { kind: "hold", state: drawn };
+                return record;
+            }
+            const p = evaluateDragLaw(law, this._segment, event.translation);
+            this.stats.predictions += 1;
+            record.prediction = p;
+            record.estimated = !!this._segment.estimated;
+            // transition: an event that finishes the drag holds the card there for sheetd's animation.
+            this._motion = p.finishes ? { kind: "hold", state: p, finishing: true } : { kind: "drag", translation: event.translation, last: p };
+            return record;
+        }
+        // ended: the card keeps moving at the release velocity until the answer; cancelled holds.
+        if (event.phase === "ended" && m.kind === "drag" && this._segment) {
+            const translation = event.translation ?? m.translation;
+            const v = event.velocity ?? coastVelocity(this._samples, t);
+            // an `ended` that carries a translation places the card there first
+            const from = evaluateDragLaw(law, this._segment, translation);
+            this._motion = { kind: "coast", t0: t, translation, v, segment: this._segment, law };
+            if (from.constant !== m.last.constant) this._jump(drawn, t);
+        } else if (m.kind === "drag") {
+            this._motion = { kind: "hold", state: drawn };
+        }
+        return record;
+    }
+
+    /** transition: the finish of a drag that starts at `start`, from the law (the answer's `drag.finish` confirms it). @param {number} start */
+    _finishFor(start) {
+        const threshold = this.snapshot.dragLaw?.finishThreshold;
+        if (threshold === null || threshold === undefined) return null;
+        // transition has two detents: the drag's own (where it rests or heads) and the other.
+        const entries = Object.entries(this.snapshot.detents).filter(([n]) => n !== "hidden");
+        const own = this._motion.kind === "animation" ? this._motion.animation.detent : this.snapshot.detent;
+        const from = entries.find(([n]) => n === own);
+        const other = entries.find(([n]) => n !== own);
+        if (!from || !other || entries.length !== 2) return null;
+        return { from: from[1], toward: other[1], threshold, detent: other[0] };
+    }
+
+    /** show and dismiss: the card holds where it is until the answer's frames. @param {number | undefined} time */
+    _hold(time) {
+        const t = time ?? clientTime();
+        this._gesture += 1;
+        if (this.predicts) this._motion = { kind: "hold", state: this.at(t) };
+        return { gesture: this._gesture, phase: null, translation: undefined, prediction: null, estimated: false };
+    }
+
+    /** @param {number} time @returns {CardState} */
+    _motionAt(time) {
+        const m = this._motion;
+        switch (m.kind) {
+            case "drag":
+                return { ...m.last, motion: "drag" };
+            case "hold":
+                return { constant: m.state.constant, dimmerAlpha: m.state.dimmerAlpha, progress: m.state.progress, motion: "hold" };
+            case "coast": {
+                // The finger's own motion continued, decaying, through the drag law (bounds and
+                // rubber band apply as if the finger went on).
+                const dt = Math.max(0, time - m.t0);
+                const travel = m.v * COAST_DECAY * (1 - Math.exp(-dt / COAST_DECAY));
+                const p = evaluateDragLaw(m.law, m.segment, m.translation + travel);
+                return { constant: p.constant, dimmerAlpha: p.dimmerAlpha, progress: p.progress, motion: "coast" };
+            }
+            case "animation": {
+                const frames = m.frames;
+                const dt = time - m.animation.startTime;
+                const last = frames[frames.length - 1];
+                if (dt >= last.t) {
+                    this._motion = { kind: "rest", constant: last.constant, dimmerAlpha: last.dimmerAlpha, progress: last.progress };
+                    return { constant: last.constant, dimmerAlpha: last.dimmerAlpha, progress: last.progress, motion: "rest" };
+                }
+                if (dt <= 0) return { constant: frames[0].constant, dimmerAlpha: frames[0].dimmerAlpha, progress: frames[0].progress, motion: "animation" };
+                // Frames are sheetd's samples of its closed form; between two, a straight line.
+                let k = Math.min(frames.length - 2, Math.floor(dt * this.playbackFps));
+                while (k > 0 && frames[k].t > dt) k -= 1;
+                while (k < frames.length - 2 && frames[k + 1].t <= dt) k += 1;
+                const a = frames[k], b = frames[k + 1];
+                const u = b.t === a.t ? 1 : (dt - a.t) / (b.t - a.t);
+                return {
+                    constant: a.constant + (b.constant - a.constant) * u,
+                    dimmerAlpha: a.dimmerAlpha + (b.dimmerAlpha - a.dimmerAlpha) * u,
+                    progress: a.progress + (b.progress - a.progress) * u,
+                    motion: "animation",
+                };
+            }
+            default:
+                return { constant: m.constant, dimmerAlpha: m.dimmerAlpha, progress: m.progress, motion: "rest" };
+        }
+    }
+
+    /**
+     * An answer arrived: check it against the prediction, take what sheetd says of the drag,
+     * and, where it started an animation, play its frames from the current time, blended.
+     * @param {Result} r @param {any} job
+     */
+    _answered(r, job) {
+        const events = job.events;
+        const records = job.records;
+        const lastEvent = events[events.length - 1];
+        const lastRecord = records[records.length - 1];
+        const law = r.dragLaw ?? this.snapshot.dragLaw;
+        if (r.dragLaw) this.snapshot = { ...this.snapshot, dragLaw: r.dragLaw };
+        // sheetd's segment replaces the local one (a catch mid-flight is where the two differ).
+        if (r.drag && lastRecord.gesture === this._gesture) {
+            const local = this._segment;
+            this._segment = { ...r.drag };
+            if (local && (local.start !== r.drag.start || local.base !== r.drag.base)) {
+                if (local.estimated) this.stats.catches += 1;
+                const t = clientTime();
+                const before = this.at(t);
+                const m = this._motion;
+                if (m.kind === "drag") {
+                    m.last = evaluateDragLaw(law, this._segment, m.translation);
+                    this._jump(before, t);
+                }
+            }
+        }
+        // Check the answer against the law evaluated for the same translation, in sheetd's segment.
+        if (r.state === "dragging" && lastEvent.phase === "changed" && this._segment && law && lastRecord.prediction) {
+            const expected = evaluateDragLaw(law, this._segment, lastEvent.translation);
+            const error = Math.max(
+                Math.abs(expected.constant - r.constant),
+                Math.abs(expected.dimmerAlpha - r.dimmerAlpha),
+                Math.abs(expected.progress - r.progress),
+            );
+            this.stats.maxError = Math.max(this.stats.maxError, error);
+            if (error > 1e-9 || expected.finishes) this.stats.mismatches += 1;
+        } else if (lastEvent.phase === "changed" && lastRecord.prediction?.finishes && !r.snap) {
+            this.stats.mismatches += 1; // the law said the drag finishes here; sheetd did not
+        }
+        // A finish the law did not foresee (transition) is a mismatch too.
+        for (let i = 0; i < events.length; i++) {
+            const settled = i === events.length - 1 ? (r.snap ? r : null) : r.batch?.settles.find((s) => s.index === i);
+            if (settled && events[i].phase === "changed" && records[i].prediction && !records[i].prediction.finishes) this.stats.mismatches += 1;
+        }
+        this.snapshot = { ...this.snapshot, state: r.state, detent: r.detent, constant: r.constant, dimmerAlpha: r.dimmerAlpha, progress: r.progress, animation: r.animation ?? (r.state === "animating" ? this.snapshot.animation : null), time: r.time };
+        if (!this.predicts || lastRecord.gesture !== this._gesture) return; // a newer gesture owns the card
+        if (r.state !== "dragging") this._segment = null;
+        const t = clientTime();
+        const before = this.at(t);
+        if (r.frames && r.frames.length > 0 && r.state !== "dragging") {
+            const id = r.frames[0].animation;
+            const animation = [r.animation, ...(r.batch?.settles.map((s) => s.animation) ?? []), this.snapshot.animation].find((a) => a && a.id === id);
+            this.playedAnimation = Math.max(this.playedAnimation, id);
+            this._motion = { kind: "animation", animation: animation ?? { id, startTime: r.time }, frames: r.frames };
+            this._jump(before, t);
+        } else if (r.state === "resting" || r.state === "hidden") {
+            this._motion = this._restMotion(r);
+            this._jump(before, t);
+        } else if (r.state === "dragging" && this._motion.kind === "hold" && !this._motion.finishing) {
+            // not predicted (scroll hand-off): follow the answers
+            this._motion = { kind: "hold", state: { constant: r.constant, dimmerAlpha: r.dimmerAlpha, progress: r.progress } };
+            this._jump(before, t);
+        }
+    }
+
     /**
      * @param {string} method @param {string} path @param {any} body
-     * @param {boolean} coalesce  replace the last queued, unsent job of the same kind
-     * @param {boolean} timed     the body carries a client-clock `time`
+     * @param {"pan" | "move" | "other"} kind  pan events join the batch waiting to leave
+     * @param {any} [record]  what the answer is checked against (pan, show, dismiss)
      */
-    _enqueue(method, path, body, coalesce, timed) {
+    _enqueue(method, path, body, kind, record) {
         const last = this._queued;
-        if (coalesce && last && last.coalesce && !last.sent) {
-            last.body = body;
-            return last.promise;
+        if (kind === "pan" && last && last.kind === "pan" && !last.sent) {
+            if (this.clientClock) {
+                // Every sample is delivered: it joins the batch that leaves when the request in flight is answered.
+                last.events.push(body);
+                last.records.push(record);
+                return last.promise;
+            }
+            if (body.phase === "changed" && last.events.length === 1 && last.events[0].phase === "changed") {
+                // Server clock: a batch cannot be timed, so the latest `changed` replaces the waiting one.
+                last.events[0] = body;
+                last.records[0] = record;
+                return last.promise;
+            }
         }
-        const job = { method, path, body, coalesce, sent: false, promise: /** @type {Promise<any>} */ (Promise.resolve()) };
-        job.promise = this._tail.then(() => {
+        const job = { method, path, kind, events: [body], records: [record], sent: false, promise: /** @type {Promise<any>} */ (Promise.resolve()) };
+        job.promise = this._tail.then(async () => {
             job.sent = true;
             if (this._queued === job) this._queued = null;
-            if (timed && job.body && typeof job.body.time === "number") {
-                // microseconds are plenty; never before the previous request's time
-                job.body.time = Math.max(Math.round(job.body.time * 1e6) / 1e6, this._lastTime);
-                this._lastTime = job.body.time;
+            const stats = this.stats;
+            let target = path;
+            let payload = body;
+            if (kind === "pan") {
+                payload = job.events.length === 1 ? job.events[0] : { events: job.events };
+                stats.eventsSent += job.events.length;
+                stats.largestBatch = Math.max(stats.largestBatch, job.events.length);
             }
-            return this.client.request(method, path, job.body);
+            if (kind !== "other" && this.predicts) target += `?frames=${this.playbackFps}`;
+            stats.requestsSent += 1;
+            stats.inFlight += 1;
+            stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
+            try {
+                const result = await this.client.request(method, target, payload);
+                if (kind !== "other") this._answered(result, job);
+                return result;
+            } catch (e) {
+                if (kind !== "other") {
+                    // Refused (a conflict, an expired session): nothing is predicted until the next answer.
+                    this._segment = null;
+                    this._motion = this._restMotion(this.snapshot);
+                }
+                throw e;
+            } finally {
+                stats.inFlight -= 1;
+            }
         });
         this._tail = job.promise.catch(() => {});
         this._queued = job;
