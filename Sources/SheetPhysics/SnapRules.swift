@@ -132,8 +132,10 @@ extension SheetModel {
             finish = DragFinish(
                 from: detents[origin].constant, toward: other.constant, threshold: threshold, detent: other)
         }
-        return DragSegment(
-            start: start, base: base, origin: detents[origin], contentCanScroll: contentCanScroll, finish: finish)
+        // Only fluid hands movements to an inner scroll view.
+        var scrolls = false
+        if case .fluid = rule { scrolls = contentCanScroll }
+        return DragSegment(start: start, base: base, origin: detents[origin], contentCanScroll: scrolls, finish: finish)
     }
 
     /// What moves the card from `from` to `to`: the preset's release animation, or its show
