@@ -822,21 +822,24 @@ package final class SheetResponder: HTTPResponder {
     }
 
     private func pan(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
-        let fps = try Self.framesQuery(request)
         let held = store.get(id)
         var box: SessionBox
         let decoded: (PanEvent, Double?)
+        let fps: Int?
         if let held,
             let direct = Decode.panDirect(request.body, preset: held.profile.model.preset, clock: held.profile.clock)
         {
             // The common case, a session held here and a plain body: read without a JSON tree
             // (≈ 100 ns against ≈ 600 ns).
             (box, decoded) = (held, direct)
+            fps = try Self.framesQuery(request)
         } else {
             // The general way, in the order that gives the same error for a bad body as always
             // (invalid JSON before a missing session).
             let json = try Decode.json(request.body)
             box = try held ?? session(id)
+            // As on show and dismiss: the body's JSON, the session, the query, then the fields.
+            fps = try Self.framesQuery(request)
             if let events = try Decode.panBatch(json, preset: box.profile.model.preset, clock: box.profile.clock) {
                 return try panBatch(box, events, held: held != nil, fps: fps, receivedAt: request.receivedAt)
             }
