@@ -5,6 +5,12 @@ Drives Debian's headless Chromium through its chromedriver with a pinned Seleniu
 Manager: nothing is downloaded). Environment: SHEETD_URL (http://127.0.0.1:PORT/), SHEETD_LOG
 (sheetd's debug log, to see the CORS preflights), ARTIFACTS (folder for screenshots).
 Prints one line per check and closes with `browser-test: N passed, M failed`.
+
+The last part opens the page through scripts/delay_proxy.py at +0 and +200 ms of round trip and,
+for every preset, drags and flicks the card with CDP input events carrying explicit timestamps
+(scripts/latency.py's gestures): functional checks only (the client's prediction never disagrees
+with sheetd, one request at a time, every pan event sent, the same snaps at +200 ms as at +0),
+no timing verdicts (scripts/latency measures those).
 """
 
 import functools
@@ -18,9 +24,13 @@ import tempfile
 import threading
 import time
 import traceback
+import urllib.parse
 import urllib.request
 
 os.environ["SE_OFFLINE"] = "true"  # Selenium Manager, if ever consulted, must not download
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import delay_proxy  # noqa: E402  (a loopback proxy that adds a round trip)
+import latency  # noqa: E402  (CDP input with explicit timestamps, the gestures of scripts/latency)
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
@@ -39,24 +49,11 @@ PAGE = os.path.join(os.path.dirname(__file__), "..", "Sources", "SheetService", 
 
 passed, failed = 0, 0
 
-# The README's prototype, verbatim but for the server's address: a page on another origin that
-# imports sheet-client.js from sheetd and drives a card with it.
-PROTOTYPE = """<!doctype html>
-<div id="card" style="position:fixed;inset:0;background:#fff;border-radius:16px 16px 0 0;touch-action:none"></div>
-<script type="module">
-import { SheetClient } from "http://127.0.0.1:8080/sheet-client.js";
-const sheet = await new SheetClient().createSession({ preset: "fluid", clock: "client", initialDetent: "half" }, "proto-1");
-const card = document.getElementById("card"), top = sheet.snapshot.geometry.safeAreaTop;
-const place = (c) => (card.style.transform = `translateY(${top + c}px)`); // constraint "top": card top = safe area + constant
-place(sheet.snapshot.constant);
-sheet.frames({ onFrame: (f) => place(f.constant) }); // every settle animation, 60 fps
-const at = (e) => ({ time: e.timeStamp / 1000 }); // the client clock, in seconds
-let y0 = null;
-card.onpointerdown = (e) => { y0 = e.clientY; card.setPointerCapture(e.pointerId); sheet.began(at(e)); };
-card.onpointermove = async (e) => { if (y0 === null) return; const r = await sheet.changed(e.clientY - y0, at(e)); if (r.state === "dragging") place(r.constant); };
-card.onpointerup = async (e) => { const r = await sheet.ended(e.clientY - y0, at(e)); y0 = null; console.log("snap", r.snap.detent, r.snap.reason); };
-</script>
-"""
+# The README's two prototypes, as printed there but for the server's address: pages on another
+# origin that import sheet-client.js from sheetd and drive a card with it (the first draws each
+# answer, the second predicts from the drag law and plays sheetd's frames).
+README = os.path.join(os.path.dirname(__file__), "..", "README.md")
+PROTOTYPE, PREDICTING_PROTOTYPE = re.findall(r"```html\n(<!doctype html>.*?)```", open(README, encoding="utf-8").read(), re.S)
 
 
 def check(name, ok, detail=""):
@@ -70,14 +67,7 @@ def check(name, ok, detail=""):
     return ok
 
 
-def wait_for(fn, timeout=10.0, interval=0.05):
-    """Polls fn until it returns a truthy value; returns it, or the last value at the timeout."""
-    deadline = time.monotonic() + timeout
-    value = fn()
-    while not value and time.monotonic() < deadline:
-        time.sleep(interval)
-        value = fn()
-    return value
+wait_for = latency.wait_for  # polls until a truthy value or the timeout
 
 
 def get_json(path):
@@ -162,17 +152,13 @@ def scripted_drag(driver, dy_px, label, screenshot=None, pointer="mouse"):
     return before, mid, after
 
 
-def flick(driver, dy_px, pointer="touch"):
-    """A quick swipe released while moving: sheetd estimates the velocity from the last 0.1 s."""
+def flick(driver, cdp, dy_px, ms=100):
+    """A quick touch swipe released while moving, as CDP touch events at 120 Hz that carry explicit
+    timestamps: sheetd estimates the velocity from the last 0.1 s of the page's events, whose
+    `timeStamp`s are the ones sent, so the verdict does not depend on how busy the machine is."""
     x, y = grab_point(driver)
     before = phone_state(driver)
-    kind = interaction.POINTER_TOUCH if pointer == "touch" else interaction.POINTER_MOUSE
-    actions = ActionBuilder(driver, mouse=PointerInput(kind, pointer), duration=16)
-    actions.pointer_action.move_to_location(x, y).pointer_down()
-    for i in range(1, 7):
-        actions.pointer_action.move_to_location(x, y + round(dy_px * i / 6))
-    actions.pointer_action.pointer_up()
-    actions.perform()
+    latency.perform(cdp, latency.plan("touch", x, y, dy_px, ms / 1000))
     after = wait_settled(driver, before["settled"]) or phone_state(driver)
     return before, after
 
@@ -248,6 +234,85 @@ def release_map(driver, label):
     check(f"{label}: release map computed with POST /simulate", done and cells == "960", f"{cells} cells")
 
 
+def prototype_drag(driver, url, session_id, settle_s):
+    """Opens a README prototype and drags its card 240 px up with the mouse, then releases it.
+    Returns (the card's transform once placed, how far the card top moved before the release,
+    the console lines that say "snap", the session's snapshot after the release, the card's
+    translateY after `settle_s` seconds, and the translateY the engine's detent gives)."""
+    driver.get_log("browser")  # drop what came before
+    driver.get(url)
+    placed = wait_for(lambda: driver.execute_script("return document.getElementById('card').style.transform"), 10)
+    if not placed:
+        return placed, None, [], None, None, None
+    card_top = "return document.getElementById('card').getBoundingClientRect().top"
+    x = driver.execute_script("return Math.round(innerWidth / 2)")
+    y = round(driver.execute_script(card_top) + 20)
+    top0 = driver.execute_script(card_top)
+    drag = ActionBuilder(driver, mouse=PointerInput(interaction.POINTER_MOUSE, "mouse"), duration=40)
+    drag.pointer_action.move_to_location(x, y).pointer_down()
+    for i in range(1, 7):
+        drag.pointer_action.move_to_location(x, y - 40 * i)
+    drag.perform()
+    time.sleep(0.2)
+    moved = driver.execute_script(card_top) - top0
+    up = ActionBuilder(driver, mouse=PointerInput(interaction.POINTER_MOUSE, "mouse"), duration=40)
+    up.pointer_action.pointer_up()
+    up.perform()
+    logs = wait_for(lambda: [e for e in driver.get_log("browser") if "snap" in e["message"]], 5)
+    snap = get_json(f"sessions/{session_id}")
+    time.sleep(settle_s)  # the settle animation
+    transform = driver.execute_script("return document.getElementById('card').style.transform")
+    expected = snap["geometry"]["safeAreaTop"] + snap["detents"][snap["detent"]]
+    got = float(re.search(r"translateY\(([-0-9.e]+)px\)", transform).group(1))
+    return placed, moved, logs, snap, got, expected
+
+
+def through_delay_proxies(rtts=(0, 200)):
+    """Every preset, through scripts/delay_proxy.py at each added round trip: from the preset's start
+    detent at rest, a drag (600 px at 1000 px/s, mouse) and a flick down and up (touch), each
+    released while moving, with CDP events at 120 Hz carrying explicit timestamps. Functional
+    checks only: zero prediction mismatches, at most one request in flight, every pan event sent,
+    and the same snaps at +200 ms as at +0 (each gesture is clear of every snap threshold)."""
+    target = urllib.parse.urlsplit(API)
+    proxies = {rtt: delay_proxy.start((target.hostname, target.port), rtt) for rtt in rtts}
+    driver = latency.new_driver()  # a taller window: the phone is drawn at scale 1 (px = pt)
+    cdp = latency.CDP(driver)
+    page = latency.Page(driver, cdp)
+    presets = [p["name"] for p in get_json("presets")["presets"]]
+    try:
+        for preset in presets:
+            snaps = {}
+            for rtt in rtts:
+                url = f"{proxies[rtt].url}?preset={urllib.parse.quote(preset)}"
+                label = f"delay proxy +{rtt} ms, {preset}"
+                page.load(url, preset, 30)
+                results = {}
+                for gesture in latency.GESTURES:
+                    page.reset(url, preset, 15 + rtt / 1000 * 10)
+                    results[gesture] = latency.run_gesture(page, cdp, gesture, rtt, record=False)
+                snaps[rtt] = {g: r["snap"] for g, r in results.items()}
+                deltas = {g: r["statsDelta"] or {} for g, r in results.items()}
+                unsettled = [g for g, r in results.items() if not r["settled"]]
+                check(f"{label}: drag, flick down, flick up: the card comes to rest", not unsettled,
+                      ", ".join(f"{g} → {r['snap']}" for g, r in results.items()) if not unsettled else f"not at rest after {', '.join(unsettled)}")
+                check(f"{label}: zero prediction mismatches", all(d.get("mismatches") == 0 for d in deltas.values()),
+                      ", ".join(f"{g}: {d.get('mismatches')} mismatches of {d.get('predictions')} predictions (max error {d.get('maxError')})" for g, d in deltas.items()))
+                check(f"{label}: one request in flight at most, every pan event sent",
+                      all(d.get("maxInFlight") is not None and d["maxInFlight"] <= 1 and d.get("eventsSent") == d.get("samples") for d in deltas.values()),
+                      ", ".join(f"{g}: in flight ≤ {d.get('maxInFlight')}, {d.get('eventsSent')}/{d.get('samples')} events in {d.get('requestsSent')} requests" for g, d in deltas.items()))
+            base = snaps[rtts[0]]
+            for rtt in rtts[1:]:
+                check(f"delay proxy, {preset}: the same snaps at +{rtt} ms as at +{rtts[0]} ms", snaps[rtt] == base,
+                      f"+{rtts[0]}: {base}, +{rtt}: {snaps[rtt]}")
+        errors = console_errors(driver)
+        check("delay proxy: no console errors", not errors, "; ".join(e["message"] for e in errors)[:300])
+    finally:
+        cdp.close()
+        driver.quit()
+        for p in proxies.values():
+            p.stop()
+
+
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
@@ -259,6 +324,8 @@ def second_origin_server():
     shutil.copy(PAGE, os.path.join(root, "index.html"))
     with open(os.path.join(root, "prototype.html"), "w", encoding="utf-8") as f:
         f.write(PROTOTYPE.replace("http://127.0.0.1:8080/", API))
+    with open(os.path.join(root, "prototype-2.html"), "w", encoding="utf-8") as f:
+        f.write(PREDICTING_PROTOTYPE.replace("http://127.0.0.1:8080/", API))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=root))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, root
@@ -268,6 +335,7 @@ def main():
     os.makedirs(ARTIFACTS, exist_ok=True)
     started = time.monotonic()
     driver = new_driver()
+    cdp = latency.CDP(driver)  # input events with explicit timestamps, on a DevTools socket of our own
     server = None
     try:
         # ---- 1. the page as sheetd serves it
@@ -285,7 +353,7 @@ def main():
             result = last_result(driver)
             check("the result panel shows the release and snap.reason", result.get("phase") == "ended" and bool((result.get("snap") or {}).get("reason")),
                   (result.get("snap") or {}).get("reason", ""))
-            before, after = flick(driver, 260, pointer="touch")
+            before, after = flick(driver, cdp, 260)
             result = last_result(driver)
             check("a touch flick down: velocity estimated by sheetd", result.get("velocitySource") == "estimated" and result.get("velocity", 0) > 0,
                   f"velocity {result.get('velocity', 0):.0f} pt/s → {after['detent']}")
@@ -309,7 +377,7 @@ def main():
             agrees_with_server(driver, "second origin")
             session = phone_state(driver)["session"]
             log = open(LOG, encoding="utf-8", errors="replace").read()[log_mark:] if LOG else ""
-            preflights = sorted(set(re.findall(r"OPTIONS (/\S+) → 204", log)))
+            preflights = sorted(set(re.findall(r"OPTIONS (/[^\s?]+)\S* → 204", log)))  # the path, without its query (pan?frames=…)
             wanted = [f"/sessions/{session}", f"/sessions/{session}/pan", "/simulate"]
             check("second origin: CORS preflights answered (PUT session, pan, simulate)", all(p in preflights for p in wanted),
                   ", ".join(preflights))
@@ -317,31 +385,22 @@ def main():
             errors = console_errors(driver)
             check("second origin: no console errors", not errors, "; ".join(e["message"] for e in errors)[:300])
 
-        # ---- 3. the README's prototype on the second origin
-        driver.get_log("browser")  # drop what came before
-        driver.get(f"{origin}/prototype.html")
-        placed = wait_for(lambda: driver.execute_script("return document.getElementById('card').style.transform"), 10)
+        # ---- 3. the README's prototypes on the second origin: the first draws each answer; the
+        # second predicts from the drag law and plays the frames of sheetd's answer.
+        placed, moved, logs, snap, got, expected = prototype_drag(driver, f"{origin}/prototype.html", "proto-1", 0.8)
         if check("README prototype: imports sheet-client.js cross-origin and creates its session", bool(placed), placed or "no transform"):
-            x = driver.execute_script("return Math.round(innerWidth / 2)")
-            y = driver.execute_script("return Math.round(document.getElementById('card').getBoundingClientRect().top + 20)")
-            drag = ActionBuilder(driver, mouse=PointerInput(interaction.POINTER_MOUSE, "mouse"), duration=40)
-            drag.pointer_action.move_to_location(x, y).pointer_down()
-            for i in range(1, 7):
-                drag.pointer_action.move_to_location(x, y - 40 * i)
-            drag.perform()
-            time.sleep(0.2)
-            up = ActionBuilder(driver, mouse=PointerInput(interaction.POINTER_MOUSE, "mouse"), duration=40)
-            up.pointer_action.pointer_up()
-            up.perform()
-            logs = wait_for(lambda: [e for e in driver.get_log("browser") if "snap" in e["message"]], 5)
-            snap = get_json("sessions/proto-1")
-            time.sleep(0.8)  # the settle animation, streamed
-            transform = driver.execute_script("return document.getElementById('card').style.transform")
-            expected = snap["geometry"]["safeAreaTop"] + snap["detents"][snap["detent"]]
-            got = float(re.search(r"translateY\(([-0-9.e]+)px\)", transform).group(1))
             check("README prototype: drag, release, the card settles at the engine's detent",
                   bool(logs) and snap["detent"] in logs[0]["message"] and abs(got - expected) < 0.01,
                   f"{snap['detent']}: translateY {got:.2f} (expected {expected:.2f})")
+        placed, moved, logs, snap, got, expected = prototype_drag(driver, f"{origin}/prototype-2.html", "proto-2", 1.0)
+        if check("README predicting prototype: creates its session and places the card", bool(placed), placed or "no transform"):
+            stats = json.loads(re.search(r"(\{.*\})", logs[0]["message"].replace('\\"', '"')).group(1)) if logs else {}
+            check("README predicting prototype: the card followed the pointer before the release", abs(moved + 240) < 1.5,
+                  f"card top moved {moved:.1f} px for a pointer moved −240 px")
+            check("README predicting prototype: the card settles at the engine's detent, zero mismatches",
+                  bool(logs) and snap["detent"] in logs[0]["message"] and abs(got - expected) < 0.01 and stats.get("mismatches") == 0
+                  and stats.get("predictions", 0) > 0,
+                  f"{snap['detent']}: translateY {got:.2f} (expected {expected:.2f}); stats {stats}")
 
         # ---- 4. a dark-mode picture for people to look at (no check)
         driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
@@ -349,6 +408,9 @@ def main():
         wait_for(lambda: driver.execute_script("return document.body.dataset.ready === '1'"), 15)
         wait_for(lambda: driver.execute_script("return document.querySelector('#map').dataset.done === '1'"), 30, 0.1)
         driver.save_screenshot(os.path.join(ARTIFACTS, "dark.png"))
+
+        # ---- 5. through a delay proxy at +0 and +200 ms: prediction, batching, the same snaps
+        through_delay_proxies()
     except Exception:
         traceback.print_exc()
         check("the test ran to the end", False, "exception (above)")
@@ -357,6 +419,7 @@ def main():
         except Exception:
             pass
     finally:
+        cdp.close()
         driver.quit()
         if server:
             server.shutdown()
