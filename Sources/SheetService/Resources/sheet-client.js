@@ -371,10 +371,7 @@ export class SheetSession {
         /** Frames per second of the animations sheetd returns with each answer (`?frames=`) while predicting. */
         this.playbackFps = 120;
         /** @type {PredictionStats} */
-        this.stats = {
-            samples: 0, eventsSent: 0, requestsSent: 0, largestBatch: 0, inFlight: 0, maxInFlight: 0,
-            predictions: 0, mismatches: 0, maxError: 0, catches: 0, corrections: 0,
-        };
+        this.stats = this._freshStats(0);
         /** @type {Promise<any>} */
         this._tail = Promise.resolve();
         /** @type {any} */
@@ -396,6 +393,19 @@ export class SheetSession {
 
     get path() {
         return `sessions/${encodeURIComponent(this.id)}`;
+    }
+
+    /** Starts the counters of `stats` afresh (a request in flight stays counted as in flight). */
+    resetStats() {
+        this.stats = this._freshStats(this.stats.inFlight);
+    }
+
+    /** @param {number} inFlight @returns {PredictionStats} */
+    _freshStats(inFlight) {
+        return {
+            samples: 0, eventsSent: 0, requestsSent: 0, largestBatch: 0, inFlight, maxInFlight: inFlight,
+            predictions: 0, mismatches: 0, maxError: 0, catches: 0, corrections: 0,
+        };
     }
 
     get clientClock() {
@@ -837,7 +847,7 @@ export class SheetSession {
                 }
                 throw e;
             } finally {
-                stats.inFlight -= 1;
+                this.stats.inFlight -= 1; // the counters may have been started afresh meanwhile
             }
         });
         this._tail = job.promise.catch(() => {});
