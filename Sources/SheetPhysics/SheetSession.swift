@@ -126,7 +126,13 @@ public struct SheetOutcome: Sendable {
     public var consumer: Consumer?
     /// The drag segment this event started (`began`; a `changed` where the sheet took the
     /// movement back from the content): what a client evaluates the drag law in from now on.
-    public var drag: DragSegment?
+    public var drag: DragSegment? {
+        get { startedSegment?.segment }
+        set { startedSegment = newValue.map(SegmentBox.init) }
+    }
+    /// Boxed: most outcomes (every plain `changed`) have none, and an inline segment (two detent
+    /// names) made every outcome larger to copy and destroy (≈ 500 instructions per `changed`).
+    var startedSegment: SegmentBox? = nil
 
     /// The snap, if the event started an animation.
     public var snap: Snap? {
@@ -139,6 +145,12 @@ public struct SheetOutcome: Sendable {
         if case let .settle(animation, _) = action { return animation }
         return nil
     }
+}
+
+/// A drag segment on the heap, so that an outcome without one carries a null reference.
+final class SegmentBox: Sendable {
+    let segment: DragSegment
+    init(_ segment: DragSegment) { self.segment = segment }
 }
 
 /// A drag in progress.
