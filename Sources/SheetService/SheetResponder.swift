@@ -798,12 +798,24 @@ package final class SheetResponder: HTTPResponder {
     private func applyCurrent(
         _ box: SessionBox, _ event: SheetEvent, clientTime: Double?, receivedAt: ContinuousClock.Instant
     ) throws(Problem) -> SheetOutcome {
+        try onCurrentVersion(box) { b throws(Problem) in
+            try apply(b, event, clientTime: clientTime, receivedAt: receivedAt)
+        }.result
+    }
+
+    /// Runs `body` on `box`, and with an archive, once more on the stored version when the copy
+    /// here refuses with a conflict. Returns the box it ran on last and what it returned.
+    @inline(__always)
+    private func onCurrentVersion<T>(
+        _ box: SessionBox, _ body: (SessionBox) throws(Problem) -> T
+    ) throws(Problem) -> (box: SessionBox, result: T) {
         do {
-            return try apply(box, event, clientTime: clientTime, receivedAt: receivedAt)
-        } catch  where error.status == 409 && archive != nil {
+            return (box, try body(box))
+        } catch {
+            guard error.status == 409, archive != nil else { throw error }
             let newer = try current(box)
             guard newer !== box else { throw error }
-            return try apply(newer, event, clientTime: clientTime, receivedAt: receivedAt)
+            return (newer, try body(newer))
         }
     }
 
@@ -863,7 +875,9 @@ package final class SheetResponder: HTTPResponder {
         // first (a gesture may have moved on in another instance).
         var box = held
         if isHeld, events.contains(where: { $0.0.phase != .changed }) { box = try current(box) }
-        let (used, outcomes) = try applyBatchCurrent(box, events, receivedAt: receivedAt)
+        let (used, outcomes) = try onCurrentVersion(box) { b throws(Problem) in
+            try applyBatch(b, events, receivedAt: receivedAt)
+        }
         box = used
         let last = outcomes[outcomes.count - 1]
         var summary = BatchSummary(count: outcomes.count, settles: [], drag: nil)
@@ -878,22 +892,6 @@ package final class SheetResponder: HTTPResponder {
         return resultResponse(
             last, phase: events[events.count - 1].0.phase, model: box.profile.model, batch: summary,
             frames: fps.map { FrameSampling(fps: $0, animation: last.animation ?? last.snapshot.animation) })
-    }
-
-    /// `applyBatch`, and with an archive, once more on the stored version when the copy here
-    /// refuses the batch as a conflict (as `applyCurrent` does for one event). Returns the box
-    /// the batch was applied to.
-    private func applyBatchCurrent(
-        _ box: SessionBox, _ events: [(PanEvent, Double?)], receivedAt: ContinuousClock.Instant
-    ) throws(Problem) -> (SessionBox, [SheetOutcome]) {
-        do {
-            return (box, try applyBatch(box, events, receivedAt: receivedAt))
-        } catch {
-            guard error.status == 409, archive != nil else { throw error }
-            let newer = try current(box)
-            guard newer !== box else { throw error }
-            return (newer, try applyBatch(newer, events, receivedAt: receivedAt))
-        }
     }
 
     /// `?frames=FPS` on pan, show and dismiss: the answer carries the frames of the animation

@@ -188,7 +188,7 @@ enum Wire {
     /// The result of a pan, show or dismiss. A batch's answer is its last event's result with
     /// `batch` (what the events before it started) and, when asked for, `frames`.
     static func result(
-        _ o: SheetOutcome, phase: PanPhase?, model: SheetModel? = nil, batch: BatchSummary? = nil,
+        _ o: SheetOutcome, phase: PanPhase?, model: SheetModel, batch: BatchSummary? = nil,
         frames: FrameSampling? = nil, into w: inout JSONWriter
     ) {
         let s = o.snapshot
@@ -210,10 +210,8 @@ enum Wire {
         if let drag = batch?.drag ?? o.drag {
             w.member("drag")
             dragSegment(drag, into: &w)
-            if let model {
-                w.member("dragLaw")
-                dragLaw(model.dragLaw, into: &w)
-            }
+            w.member("dragLaw")
+            dragLaw(model.dragLaw, into: &w)
         }
         if let batch {
             w.member("batch")
