@@ -12,6 +12,9 @@ public final class SheetModel: Sendable {
     public var dimmer: DimmerCurve { dragLaw.dimmer }
     /// What a drag does with the finger: the engine's own rule, as data a client can evaluate.
     public let dragLaw: DragLaw
+    /// Where a release sends the card and how it moves there: the engine's own rule, as data a
+    /// client can evaluate.
+    public let releaseLaw: ReleaseLaw
     /// The detent `show` uses when it names none.
     public let showDefault: Detent
     /// Where `dismiss` sends the card.
@@ -123,6 +126,8 @@ public final class SheetModel: Sendable {
         dragLaw = DragLaw(
             lower: parts.lower, upper: parts.upper, rubberBand: parts.rubberBand, dimmer: parts.dimmer,
             progress: ProgressScale(low: low, top: parts.detents[0].constant), finishThreshold: parts.finishThreshold)
+        releaseLaw = Self.releaseLaw(
+            rule: parts.rule, detents: parts.detents, geometry: geometry, alphaRule: parts.alphaRule)
     }
 
     private struct Parts {

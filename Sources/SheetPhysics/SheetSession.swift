@@ -575,7 +575,7 @@ public struct SheetSession: Sendable {
             snap = Snap(detent: origin, reason: "the content scrolled: stays at \(origin.name)", projected: nil)
             velocity = 0
         } else {
-            snap = model.release(constant: drag.constant, velocity: v, origin: model.detents[drag.origin])
+            snap = model.releaseLaw.snap(constant: drag.constant, velocity: v, origin: model.detents[drag.origin])
         }
         lastTime = time
         let a = startAnimation(

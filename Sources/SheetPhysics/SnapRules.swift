@@ -1,119 +1,168 @@
-// The per-preset rules of PHYSICS.md: where a drag puts the card, where a release sends it, and
-// which curve takes it there.
+// The per-preset release rules: where a release sends the card and which curve takes it there,
+// built as each preset's `ReleaseLaw` (the data the engine evaluates and clients receive).
 
 extension SheetModel {
-    /// Where a release at `constant` with `velocity` (pt/s, positive downward) sends the card.
-    func release(constant c: Double, velocity v: Double, origin: Detent) -> Snap {
+    /// The release law of `rule` over `detents` on `geometry`.
+    static func releaseLaw(rule: SnapRule, detents: [Detent], geometry: Geometry, alphaRule: AlphaRule) -> ReleaseLaw {
+        let window = VelocitySamples.window
         switch rule {
         case .facebook:
             let H = geometry.availableHeight
             let S = geometry.safeAreaHeight
-            if v > 1500 {
-                return Snap(detent: detents[2], reason: "velocity \(Format.number(v)) > 1500", projected: nil)
-            }
-            if c < 0.25 * H {
-                return Snap(
-                    detent: detents[0], reason: "constant \(Format.number(c)) < 0.25·H = \(Format.number(0.25 * H))",
-                    projected: nil)
-            }
-            if c < S - 70 {
-                return Snap(
-                    detent: detents[1], reason: "constant \(Format.number(c)) < S − 70 = \(Format.number(S - 70))",
-                    projected: nil)
-            }
-            return Snap(
-                detent: detents[2], reason: "constant \(Format.number(c)) ≥ S − 70 = \(Format.number(S - 70))",
-                projected: nil)
+            return ReleaseLaw(
+                velocityWindow: window,
+                rules: [
+                    ReleaseRule([.compare(.velocity, .greater, 1500)], .detent(detents[2])) {
+                        "velocity \(Format.number($0.velocity)) > 1500"
+                    },
+                    ReleaseRule([.compare(.constant, .less, 0.25 * H)], .detent(detents[0])) {
+                        "constant \(Format.number($0.constant)) < 0.25·H = \(Format.number(0.25 * H))"
+                    },
+                    ReleaseRule([.compare(.constant, .less, S - 70)], .detent(detents[1])) {
+                        "constant \(Format.number($0.constant)) < S − 70 = \(Format.number(S - 70))"
+                    },
+                    ReleaseRule([], .detent(detents[2])) {
+                        "constant \(Format.number($0.constant)) ≥ S − 70 = \(Format.number(S - 70))"
+                    },
+                ],
+                motions: [MotionRule([], .timed(.easeIn, duration: 0.25))], alphaRule: alphaRule)
         case .twitter:
             // The seed compares Int(constant): truncation toward zero.
-            let t = c.rounded(.towardZero)
-            if t < 0 {
-                return Snap(
-                    detent: detents[0], reason: "pulled above open (trunc \(Format.number(t)) < 0)", projected: nil)
-            }
-            if v > 0, v < 300, t < 180 {
-                return Snap(
-                    detent: detents[0],
-                    reason:
-                        "slow downward release (velocity \(Format.number(v)) < 300) near open (trunc \(Format.number(t)) < 180)",
-                    projected: nil)
-            }
-            if v > 0 {
-                return Snap(
-                    detent: detents[1], reason: "downward release (velocity \(Format.number(v)) > 0)", projected: nil)
-            }
-            return Snap(
-                detent: detents[0], reason: "upward or still release (velocity \(Format.number(v)) ≤ 0)", projected: nil
-            )
+            let t: @Sendable (ReleaseFacts) -> String = { f in Format.number(f.constant.rounded(.towardZero)) }
+            return ReleaseLaw(
+                velocityWindow: window,
+                rules: [
+                    ReleaseRule([.compare(.truncatedConstant, .less, 0)], .detent(detents[0])) {
+                        "pulled above open (trunc \(t($0)) < 0)"
+                    },
+                    ReleaseRule(
+                        [
+                            .compare(.velocity, .greater, 0), .compare(.velocity, .less, 300),
+                            .compare(.truncatedConstant, .less, 180),
+                        ], .detent(detents[0])
+                    ) {
+                        "slow downward release (velocity \(Format.number($0.velocity)) < 300) near open (trunc \(t($0)) < 180)"
+                    },
+                    ReleaseRule([.compare(.velocity, .greater, 0)], .detent(detents[1])) {
+                        "downward release (velocity \(Format.number($0.velocity)) > 0)"
+                    },
+                    ReleaseRule([], .detent(detents[0])) {
+                        "upward or still release (velocity \(Format.number($0.velocity)) ≤ 0)"
+                    },
+                ],
+                motions: [
+                    MotionRule([.toHidden], .durationSpring(dampingRatio: 0.9, initialVelocity: 0.6, duration: 0.5)),
+                    MotionRule([.releasedAbove(0)], .timed(.easeInOut, duration: 0.2)),
+                    MotionRule([], .durationSpring(dampingRatio: 0.9, initialVelocity: 3, duration: 0.3)),
+                ], alphaRule: alphaRule)
         case let .glide(segmented, K):
             let S = geometry.safeAreaHeight
             let open = detents[0]
             let compressed = detents[1]
             let closed = detents[2]
-            let up = v > 0 ? "down" : "up (velocity 0 counts as up)"
-            if c < K {
-                let to = v > 0 ? (segmented ? compressed : open) : open
-                return Snap(
-                    detent: to, reason: "above the threshold (\(Format.number(c)) < \(Format.number(K))), moving \(up)",
-                    projected: nil)
+            let up: @Sendable (ReleaseFacts) -> String = { f in f.velocity > 0 ? "down" : "up (velocity 0 counts as up)"
             }
-            if c < S {
-                let to = v > 0 ? closed : (segmented ? compressed : open)
-                return Snap(
-                    detent: to,
-                    reason: "between the threshold and S (\(Format.number(c)) < \(Format.number(S))), moving \(up)",
-                    projected: nil)
+            let above: @Sendable (ReleaseFacts) -> String = { f in
+                "above the threshold (\(Format.number(f.constant)) < \(Format.number(K))), moving \(up(f))"
             }
-            return Snap(detent: closed, reason: "below S (\(Format.number(c)) ≥ \(Format.number(S)))", projected: nil)
-        case .transition:
-            let other = origin.name == detents[0].name ? detents[1] : detents[0]
-            let p = transitionPercent(constant: c, origin: origin)
-            if p > 0.5 {
-                return Snap(detent: other, reason: "percent \(Format.number(p, decimals: 3)) > 0.5", projected: nil)
+            let between: @Sendable (ReleaseFacts) -> String = { f in
+                "between the threshold and S (\(Format.number(f.constant)) < \(Format.number(S))), moving \(up(f))"
             }
-            return Snap(detent: origin, reason: "percent \(Format.number(p, decimals: 3)) ≤ 0.5: back", projected: nil)
+            return ReleaseLaw(
+                velocityWindow: window,
+                rules: [
+                    ReleaseRule(
+                        [.compare(.constant, .less, K), .compare(.velocity, .greater, 0)],
+                        .detent(segmented ? compressed : open), because: above),
+                    ReleaseRule([.compare(.constant, .less, K)], .detent(open), because: above),
+                    ReleaseRule(
+                        [.compare(.constant, .less, S), .compare(.velocity, .greater, 0)], .detent(closed),
+                        because: between),
+                    ReleaseRule(
+                        [.compare(.constant, .less, S)], .detent(segmented ? compressed : open), because: between),
+                    ReleaseRule([], .detent(closed)) {
+                        "below S (\(Format.number($0.constant)) ≥ \(Format.number(S)))"
+                    },
+                ],
+                motions: [MotionRule([], .durationSpring(dampingRatio: 0.8, initialVelocity: nil, duration: 0.4))],
+                alphaRule: alphaRule)
+        case let .transition(duration, speed):
+            // Two detents: from either, past half of the way to the other goes there, else back.
+            let first = detents[0]
+            let second = detents[1]
+            let percent: @Sendable (ReleaseFacts) -> String = { f in
+                let other = f.origin.name == first.name ? second : first
+                return Format.number(
+                    DragFinish.percent(at: f.constant, from: f.origin.constant, toward: other.constant), decimals: 3)
+            }
+            return ReleaseLaw(
+                velocityWindow: window,
+                rules: [
+                    ReleaseRule(
+                        [
+                            .origin(first.name),
+                            .compare(.fraction(from: first.constant, toward: second.constant), .greater, 0.5),
+                        ], .detent(second)
+                    ) { "percent \(percent($0)) > 0.5" },
+                    ReleaseRule([.origin(first.name)], .detent(first)) { "percent \(percent($0)) ≤ 0.5: back" },
+                    ReleaseRule(
+                        [.compare(.fraction(from: second.constant, toward: first.constant), .greater, 0.5)],
+                        .detent(first)
+                    ) { "percent \(percent($0)) > 0.5" },
+                    ReleaseRule([], .detent(second)) { "percent \(percent($0)) ≤ 0.5: back" },
+                ],
+                motions: [
+                    MotionRule(
+                        [],
+                        .timedRemaining(
+                            .easeInOut, whole: duration, span: abs(second.constant - first.constant), speed: speed))
+                ], alphaRule: alphaRule)
         case .swipeCell:
-            if v < 0 { return Snap(detent: detents[0], reason: "velocity \(Format.number(v)) < 0", projected: nil) }
-            if v > 0 { return Snap(detent: detents[1], reason: "velocity \(Format.number(v)) > 0", projected: nil) }
-            // At rest: the nearer one; ties go to initial.
-            let toTop = abs(c - detents[0].constant) < abs(c - detents[1].constant)
-            return Snap(detent: toTop ? detents[0] : detents[1], reason: "at rest: nearer detent", projected: nil)
+            return ReleaseLaw(
+                velocityWindow: window,
+                rules: [
+                    ReleaseRule([.compare(.velocity, .less, 0)], .detent(detents[0])) {
+                        "velocity \(Format.number($0.velocity)) < 0"
+                    },
+                    ReleaseRule([.compare(.velocity, .greater, 0)], .detent(detents[1])) {
+                        "velocity \(Format.number($0.velocity)) > 0"
+                    },
+                    // At rest: the nearer one; a tie goes to initial.
+                    ReleaseRule(
+                        [],
+                        .nearest(candidates: [detents[1], detents[0]], toProjection: false, clampToNeighbours: false)
+                    ) { _ in "at rest: nearer detent" },
+                ],
+                motions: [MotionRule([], .timed(.easeOut, duration: 0.25))], alphaRule: alphaRule)
         case let .fluid(b):
-            return fluidRelease(constant: c, velocity: v, behaviour: b)
-        }
-    }
-
-    private func fluidRelease(constant c: Double, velocity v: Double, behaviour b: FluidBehaviour) -> Snap {
-        let H = geometry.availableHeight
-        let r = b.decelerationRate
-        // 1. Momentum projection (UIScrollView's deceleration): distance = (v/1000)·r/(1 − r).
-        let p = c + (v / 1000) * r / (1 - r)
-        // 2. Removal by velocity relative to the distance left to hidden.
-        if b.hideable, v > 0, v / max(H - c, 1) >= b.removalVelocity, let hidden = detents.last, hidden.isHidden {
-            let ratio = v / max(H - c, 1)
-            return Snap(
-                detent: hidden,
-                reason: "removal: velocity/distance \(Format.number(ratio)) ≥ \(Format.number(b.removalVelocity))",
-                projected: p)
-        }
-        // 3. At most one detent passed: clamp p between the neighbours of the release point.
-        var q = p
-        var note = ""
-        if !b.skipDetents {
-            let upper = detents.last(where: { $0.constant < c }) ?? detents[0]
-            let lower = detents.first(where: { $0.constant > c }) ?? detents[detents.count - 1]
-            if p < upper.constant {
-                q = upper.constant
-                note = " beyond \(upper.name)"
-            } else if p > lower.constant {
-                q = lower.constant
-                note = " beyond \(lower.name)"
+            let H = geometry.availableHeight
+            var rules: [ReleaseRule] = []
+            // Removal by velocity relative to the distance left to hidden.
+            if b.hideable, let hidden = detents.last, hidden.isHidden {
+                rules.append(
+                    ReleaseRule(
+                        [
+                            .compare(.velocity, .greater, 0),
+                            .compare(.velocityPerDistance(to: H), .greaterOrEqual, b.removalVelocity),
+                        ], .detent(hidden)
+                    ) {
+                        "removal: velocity/distance \(Format.number($0.velocity / max(H - $0.constant, 1))) ≥ \(Format.number(b.removalVelocity))"
+                    })
             }
+            // The nearest detent to the momentum projection (clamped unless skipDetents); a tie
+            // goes to the upper one.
+            rules.append(
+                ReleaseRule(
+                    [], .nearest(candidates: detents, toProjection: true, clampToNeighbours: !b.skipDetents)
+                ) { f in
+                    let note = f.beyond.map { " beyond \($0.name)" } ?? ""
+                    return "projected \(Format.number(f.projected ?? f.constant, decimals: 1))\(note)"
+                })
+            return ReleaseLaw(
+                velocityWindow: window, projection: MomentumProjection(decelerationRate: b.decelerationRate),
+                rules: rules, motions: [MotionRule([], .spring(response: b.response, dampingRatio: b.dampingRatio))],
+                alphaRule: alphaRule)
         }
-        // 4. The nearest detent to the (clamped) projection; a tie goes to the upper one.
-        var best = detents[0]
-        for d in detents.dropFirst() where abs(d.constant - q) < abs(best.constant - q) { best = d }
-        return Snap(detent: best, reason: "projected \(Format.number(p, decimals: 1))\(note)", projected: p)
     }
 
     /// transition: the fraction of the way from `origin` toward the other detent.
@@ -138,35 +187,11 @@ extension SheetModel {
         return DragSegment(start: start, base: base, origin: detents[origin], contentCanScroll: scrolls, finish: finish)
     }
 
-    /// What moves the card from `from` to `to`: the preset's release animation, or its show
-    /// animation where that differs (twitter shows with its spring).
+    /// What moves the card from `from` to `to`: the release law's motion (twitter shows with its
+    /// spring: `releasedAbove` never applies to a show).
     func animationCurve(
         from: Double, to target: Detent, velocity v: Double, isShow: Bool
     ) -> (curve: AnimationCurve, duration: Double) {
-        switch rule {
-        case .facebook:
-            return (.timed(.easeIn), 0.25)
-        case .twitter:
-            if target.isHidden { return (.durationSpring(dampingRatio: 0.9, initialVelocity: 0.6), 0.5) }
-            if !isShow, from.rounded(.towardZero) < 0 { return (.timed(.easeInOut), 0.2) }
-            return (.durationSpring(dampingRatio: 0.9, initialVelocity: 3), 0.3)
-        case .glide:
-            // The card leaves the finger at its speed: v in distances per second toward the target.
-            let distance = target.constant - from
-            let sign: Double = distance > 0 ? 1 : (distance < 0 ? -1 : 0)
-            let initial = v * sign / max(abs(distance), 1)
-            return (.durationSpring(dampingRatio: 0.8, initialVelocity: initial), 0.4)
-        case let .transition(duration, speed):
-            // The remaining fraction of a whole transition, at completionSpeed.
-            let span = abs(detents[1].constant - detents[0].constant)
-            let remaining = span == 0 ? 0 : abs(target.constant - from) / span
-            // Capped like the spring's settle time: a fraction far above 1 (from hidden, over a
-            // tiny mini span) at a slow speed would otherwise ask for hours of frames.
-            return (.timed(.easeInOut), min(duration * remaining / speed, Animation.maxDuration))
-        case .swipeCell:
-            return (.timed(.easeOut), 0.25)
-        case let .fluid(b):
-            return (.spring(response: b.response, dampingRatio: b.dampingRatio, velocity: v), 0)
-        }
+        releaseLaw.motion(from: from, to: target, velocity: v, isShow: isShow)
     }
 }
