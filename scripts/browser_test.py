@@ -6,10 +6,12 @@ Manager: nothing is downloaded). Environment: SHEETD_URL (http://127.0.0.1:PORT/
 (sheetd's debug log, to see the CORS preflights), ARTIFACTS (folder for screenshots).
 Prints one line per check and closes with `browser-test: N passed, M failed`.
 
-The last part opens the page through scripts/delay_proxy.py at +0 and +200 ms of round trip and,
+In the page, scripts/release_law_check.js compares sheet-client.js's release law with sheetd's
+answers for every preset (snaps, animations and frames). The last part opens the page through
+scripts/delay_proxy.py at +0 and +200 ms of round trip and,
 for every preset, drags and flicks the card with CDP input events carrying explicit timestamps
-(scripts/latency.py's gestures): functional checks only (the client's prediction never disagrees
-with sheetd, one request at a time, every pan event sent, the same snaps at +200 ms as at +0),
+(scripts/latency.py's gestures): functional checks only (the client's prediction, of the drag
+and of the release, never disagrees with sheetd, one request at a time, every pan event sent, the same snaps at +200 ms as at +0),
 no timing verdicts (scripts/latency measures those).
 """
 
@@ -267,6 +269,31 @@ def prototype_drag(driver, url, session_id, settle_s):
     return placed, moved, logs, snap, got, expected
 
 
+RELEASE_LAW_CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "release_law_check.js")
+
+
+def release_law_in_javascript(driver):
+    """scripts/release_law_check.js in the page: sheet-client.js evaluates each preset's release law
+    for random drags (and drags ending at the law's thresholds) and must give sheetd's snap, its
+    animation and every frame of it, to 1e-9."""
+    driver.set_script_timeout(180)
+    source = open(RELEASE_LAW_CHECK, encoding="utf-8").read()
+    out = driver.execute_async_script(
+        source + "\nconst done = arguments[arguments.length - 1];"
+        "releaseLawCheck(arguments[0]).then(done, (e) => done({error: String(e && e.stack || e)}));", API)
+    if not check("release law in JavaScript: the check ran", out and "error" not in out, (out or {}).get("error", "")[:300]):
+        return
+    by_preset = out["byPreset"]
+    presets = [p["name"] for p in get_json("presets")["presets"]]
+    check("release law in JavaScript: every preset's snaps and animations are sheetd's (releases, finishes, cancels)",
+          not out["mismatches"] and all(by_preset.get(p, 0) > 0 for p in presets) and out["finishes"] > 0 and out["cancels"] > 0,
+          f"{out['releases']} releases, {out['finishes']} finishes, {out['cancels']} cancels; by preset {by_preset}; "
+          + "; ".join(out["mismatches"][:5]))
+    check("release law in JavaScript: every frame sheetd sent equals the closed form to 1e-9",
+          not out["mismatches"] and out["frames"] > 0 and out["maxFrameError"] <= 1e-9,
+          f"{out['frames']} frames, largest difference {out['maxFrameError']:.3g}")
+
+
 def through_delay_proxies(rtts=(0, 200)):
     """Every preset, through scripts/delay_proxy.py at each added round trip: from the preset's start
     detent at rest, a drag (600 px at 1000 px/s, mouse) and a flick down and up (touch), each
@@ -297,6 +324,9 @@ def through_delay_proxies(rtts=(0, 200)):
                       ", ".join(f"{g} → {r['snap']}" for g, r in results.items()) if not unsettled else f"not at rest after {', '.join(unsettled)}")
                 check(f"{label}: zero prediction mismatches", all(d.get("mismatches") == 0 for d in deltas.values()),
                       ", ".join(f"{g}: {d.get('mismatches')} mismatches of {d.get('predictions')} predictions (max error {d.get('maxError')})" for g, d in deltas.items()))
+                check(f"{label}: every release started from the release law, as sheetd answered it",
+                      all((d.get("releases") or 0) >= 1 and d.get("releaseMismatches") == 0 for d in deltas.values()),
+                      ", ".join(f"{g}: {d.get('releases')} predicted, {d.get('releaseMismatches')} differed" for g, d in deltas.items()))
                 check(f"{label}: one request in flight at most, every pan event sent",
                       all(d.get("maxInFlight") is not None and d["maxInFlight"] <= 1 and d.get("eventsSent") == d.get("samples") for d in deltas.values()),
                       ", ".join(f"{g}: in flight ≤ {d.get('maxInFlight')}, {d.get('eventsSent')}/{d.get('samples')} events in {d.get('requestsSent')} requests" for g, d in deltas.items()))
@@ -360,6 +390,7 @@ def main():
             agrees_with_server(driver, "after the flick")
             keyboard_and_dimmer(driver)
             reduced_motion(driver)
+            release_law_in_javascript(driver)
             plotted = driver.execute_script("return document.querySelector('#plot-caption').textContent")
             check("the plot shows the last gesture", bool(plotted), plotted)
             errors = console_errors(driver)
@@ -376,7 +407,8 @@ def main():
                   f"{before['detent']} → {after['detent']}, {after['frames'] - before['frames']} frames")
             agrees_with_server(driver, "second origin")
             session = phone_state(driver)["session"]
-            log = open(LOG, encoding="utf-8", errors="replace").read()[log_mark:] if LOG else ""
+            # log_mark is a byte offset (getsize): slice the bytes, then decode ("→" is 3 bytes)
+            log = open(LOG, "rb").read()[log_mark:].decode("utf-8", errors="replace") if LOG else ""
             preflights = sorted(set(re.findall(r"OPTIONS (/[^\s?]+)\S* → 204", log)))  # the path, without its query (pan?frames=…)
             wanted = [f"/sessions/{session}", f"/sessions/{session}/pan", "/simulate"]
             check("second origin: CORS preflights answered (PUT session, pan, simulate)", all(p in preflights for p in wanted),

@@ -519,7 +519,8 @@ def run_gesture(page, cdp, gesture, rtt, default_detents=None, record=True):
 def stats_delta(a, b):
     if not isinstance(a, dict) or not isinstance(b, dict):
         return None
-    counters = ("predictions", "mismatches", "catches", "samples", "eventsSent", "requestsSent", "corrections")
+    counters = ("predictions", "mismatches", "catches", "samples", "eventsSent", "requestsSent", "corrections", "releases",
+                "releaseMismatches")
     out = {}
     for k in counters:
         if isinstance(b.get(k), (int, float)):

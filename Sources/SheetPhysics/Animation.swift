@@ -186,8 +186,13 @@ public final class Animation: Sendable, Hashable {
     /// curves that would last longer are cut here (the last frame is still the exact target).
     public static let maxDuration: Double = 60
 
+    /// A physical spring has settled where its displacement is at most this, points.
+    public static let settleDistance: Double = 0.25
+    /// … and its speed at most this, points per second.
+    public static let settleSpeed: Double = 5
+
     static func settleTime(of osc: DampedOscillator) -> Double {
-        let k = osc.firstMillisecond(within: 0.25, speed: 5, limit: Int(maxDuration * 1000))
+        let k = osc.firstMillisecond(within: settleDistance, speed: settleSpeed, limit: Int(maxDuration * 1000))
         return Double(k) / 1000
     }
 }

@@ -78,6 +78,8 @@ enum Wire {
         detents(model, into: &w)
         w.member("dragLaw")
         dragLaw(model.dragLaw, into: &w)
+        w.member("releaseLaw")
+        releaseLaw(model.releaseLaw, detents: model.detents, into: &w)
         w.endObject()
         // Drop the braces: the members go inside each snapshot's own object.
         return Array(w.bytes.dropFirst().dropLast())
@@ -114,6 +116,137 @@ enum Wire {
         w.member("finishThreshold")
         if let t = law.finishThreshold { w.number(t) } else { w.null() }
         w.endObject()
+    }
+
+    /// The release law (see `ReleaseLaw`): a client evaluates it at the release to start the
+    /// card's animation at once, and gets the snap and the animation `ended` answers.
+    static func releaseLaw(_ law: ReleaseLaw, detents: [Detent], into w: inout JSONWriter) {
+        w.beginObject()
+        w.member("velocityWindow", law.velocityWindow)
+        w.member("projection")
+        if let p = law.projection {
+            w.beginObject()
+            w.member("decelerationRate", p.decelerationRate)
+            w.endObject()
+        } else {
+            w.null()
+        }
+        w.member("rules")
+        w.beginArray()
+        for rule in law.rules {
+            w.beginObject()
+            w.member("when")
+            w.beginArray()
+            for condition in rule.conditions { releaseCondition(condition, into: &w) }
+            w.endArray()
+            switch rule.target {
+            case let .detent(d):
+                w.member("detent", d.name)
+            case let .nearest(candidates, toProjection, clamp):
+                w.member("nearest")
+                w.beginObject()
+                w.member("candidates")
+                w.beginArray()
+                for d in candidates { w.string(d.name) }
+                w.endArray()
+                w.member("of", toProjection ? "projection" : "constant")
+                w.member("clampToNeighbours", clamp)
+                w.endObject()
+            }
+            w.endObject()
+        }
+        w.endArray()
+        w.member("motions")
+        w.beginArray()
+        for motion in law.motions {
+            w.beginObject()
+            w.member("when")
+            w.beginArray()
+            for condition in motion.conditions {
+                w.beginObject()
+                switch condition {
+                case .toHidden: w.member("toHidden", true)
+                case let .releasedAbove(limit): w.member("releasedAbove", limit)
+                }
+                w.endObject()
+            }
+            w.endArray()
+            w.member("curve")
+            curveLaw(motion.curve, into: &w)
+            w.endObject()
+        }
+        w.endArray()
+        w.member("alphaRule", law.alphaRule.rawValue)
+        w.endObject()
+    }
+
+    private static func releaseCondition(_ condition: ReleaseCondition, into w: inout JSONWriter) {
+        w.beginObject()
+        switch condition {
+        case let .origin(name):
+            w.member("origin", name)
+        case let .compare(quantity, comparison, value):
+            switch quantity {
+            case .constant: w.member("quantity", "constant")
+            case .truncatedConstant: w.member("quantity", "truncatedConstant")
+            case .velocity: w.member("quantity", "velocity")
+            case let .velocityPerDistance(to):
+                w.member("quantity", "velocityPerDistance")
+                w.member("to", to)
+            case let .fraction(from, toward):
+                w.member("quantity", "fraction")
+                w.member("from", from)
+                w.member("toward", toward)
+            }
+            w.member("is", comparison.rawValue)
+            w.member("value", value)
+        }
+        w.endObject()
+    }
+
+    private static func curveLaw(_ curve: CurveLaw, into w: inout JSONWriter) {
+        w.beginObject()
+        switch curve {
+        case let .timed(c, duration):
+            timingCurve(c, into: &w)
+            w.member("duration", duration)
+        case let .timedRemaining(c, whole, span, speed):
+            timingCurve(c, into: &w)
+            w.member("remaining")
+            w.beginObject()
+            w.member("whole", whole)
+            w.member("span", span)
+            w.member("speed", speed)
+            w.member("max", Animation.maxDuration)
+            w.endObject()
+        case let .durationSpring(zeta, initial, duration):
+            w.member("name", "durationSpring")
+            w.member("dampingRatio", zeta)
+            w.member("initialVelocity")
+            if let initial { w.number(initial) } else { w.null() }
+            w.member("duration", duration)
+            w.member("omega", curve.omega ?? 0)
+        case let .spring(response, zeta):
+            w.member("name", "spring")
+            w.member("response", response)
+            w.member("dampingRatio", zeta)
+            w.member("omega", curve.omega ?? 0)
+            w.member("settle")
+            w.beginObject()
+            w.member("distance", Animation.settleDistance)
+            w.member("speed", Animation.settleSpeed)
+            w.member("max", Animation.maxDuration)
+            w.endObject()
+        }
+        w.endObject()
+    }
+
+    private static func timingCurve(_ c: TimingCurve, into w: inout JSONWriter) {
+        w.member("name", c.name.rawValue)
+        w.member("controlPoints")
+        w.beginArray()
+        for x in [c.x1, c.y1, c.x2, c.y2] { w.number(x) }
+        w.endArray()
     }
 
     /// A drag's current segment: with the drag law, where every later `changed` puts the card.
@@ -212,6 +345,8 @@ enum Wire {
             dragSegment(drag, into: &w)
             w.member("dragLaw")
             dragLaw(model.dragLaw, into: &w)
+            w.member("releaseLaw")
+            releaseLaw(model.releaseLaw, detents: model.detents, into: &w)
         }
         if let batch {
             w.member("batch")

@@ -18,10 +18,11 @@
 // Prediction (client-clock sessions): every snapshot carries the session's drag law (`dragLaw`)
 // and the answer to `began` the drag's segment (`drag`); `sheet.predict(translation)` evaluates
 // them, which is exactly what sheetd will answer, so a front end draws the card on the pointer
-// event that moved it. `sheet.at(time)` is where to draw the card at any instant: the prediction
-// while dragging, then after the release the card keeps moving at the release velocity until
-// sheetd's answer arrives with its animation's frames (`?frames=`), which it joins, blended, on
-// the same clock. `sheet.stats` counts predictions and mismatches.
+// event that moved it. Every snapshot also carries the release law (`releaseLaw`): at the
+// release the client estimates the velocity from the samples it sent, as sheetd does, evaluates
+// the law and starts sheetd's animation on the same frame, in closed form; the answer confirms
+// it (or its frames, `?frames=`, replace it, blended). `sheet.at(time)` is where to draw the card
+// at any instant. `sheet.stats` counts predictions and mismatches.
 
 /**
  * @typedef {"facebook" | "twitter" | "glide" | "transition" | "swipeCell" | "fluid"} PresetName
@@ -77,6 +78,7 @@
  * @property {Animation | null} animation
  * @property {number} time
  * @property {DragLaw} dragLaw
+ * @property {ReleaseLaw} releaseLaw
  * @property {DragSegment} [drag]  while dragging
  *
  * @typedef {object} Snap  Where a release (or show/dismiss) sends the card, and why.
@@ -101,6 +103,7 @@
  * @property {number} time
  * @property {DragSegment} [drag]   on `began` (and where a new segment starts)
  * @property {DragLaw} [dragLaw]    with `drag`
+ * @property {ReleaseLaw} [releaseLaw]  with `drag`
  * @property {{count: number, settles: {index: number, phase: PanPhase, snap: Snap, animation: Animation}[]}} [batch]
  * @property {Frame[]} [frames]     with `?frames=`: the running animation, sampled from its start
  *
@@ -150,6 +153,53 @@
  * @property {{low: number, top: number}} progress                       progress 0 at `low`, 1 at `top`
  * @property {number | null} finishThreshold  transition: the fraction of the way at which a drag finishes by itself
  *
+ * @typedef {object} ReleaseCondition  One condition of a release rule: `{origin}`, or a quantity compared.
+ * @property {string} [origin]  the drag began at this detent
+ * @property {"constant" | "truncatedConstant" | "velocity" | "velocityPerDistance" | "fraction"} [quantity]
+ * @property {"<" | "<=" | ">" | ">="} [is]
+ * @property {number} [value]
+ * @property {number} [to]      velocityPerDistance: v / max(to − constant, 1)
+ * @property {number} [from]    fraction: (constant − from) / (toward − from)
+ * @property {number} [toward]
+ *
+ * @typedef {object} CurveLaw  The curve of a release law's motion.
+ * @property {"linear" | "easeIn" | "easeOut" | "easeInOut" | "durationSpring" | "spring"} name
+ * @property {number[]} [controlPoints]  timed curves: [x1, y1, x2, y2]
+ * @property {number} [duration]         seconds (timed with no `remaining`, durationSpring)
+ * @property {{whole: number, span: number, speed: number, max: number}} [remaining]  duration = min(whole · (|to − from| / span) / speed, max)
+ * @property {number} [dampingRatio]
+ * @property {number | null} [initialVelocity]  durationSpring; null: v · sign(to − from) / max(|to − from|, 1)
+ * @property {number} [omega]            springs: ω₀, rad/s
+ * @property {number} [response]         spring
+ * @property {{distance: number, speed: number, max: number}} [settle]  spring: when it ends
+ *
+ * @typedef {object} ReleaseLaw  Where a release sends the card and how (every snapshot's `releaseLaw`).
+ * @property {number} velocityWindow  seconds of samples in the velocity estimate
+ * @property {{decelerationRate: number} | null} projection
+ * @property {{when: ReleaseCondition[], detent?: string, nearest?: {candidates: string[], of: "constant" | "projection", clampToNeighbours: boolean}}[]} rules
+ * @property {{when: {toHidden?: boolean, releasedAbove?: number}[], curve: CurveLaw}[]} motions
+ * @property {"interpolate" | "position"} alphaRule
+ *
+ * @typedef {object} LocalAnimation  An animation predicted from the release law (an answer's `animation` without `id`).
+ * @property {string} curve
+ * @property {number} from
+ * @property {number} to
+ * @property {number} duration
+ * @property {number} fromAlpha
+ * @property {number} toAlpha
+ * @property {"interpolate" | "position"} alphaRule
+ * @property {number} startTime
+ * @property {string} detent
+ * @property {boolean} dismiss
+ * @property {number} [dampingRatio]
+ * @property {number} [initialVelocity]
+ * @property {number} [response]
+ * @property {number} [velocity]
+ * @property {number[]} [controlPoints]
+ * @property {number} [id]  sheetd's number, once the answer confirmed it
+ * @property {DragLaw} dragLaw
+ * @property {(t: number) => {x: number, v: number}} sampleAt  the spring's state
+ *
  * @typedef {object} DragSegment  The current drag's segment (the answer to `began`: `drag`).
  * @property {number} start   the constant the segment started from
  * @property {number} base    the translation it started at
@@ -169,8 +219,9 @@
  * @property {number} progress
  * @property {"rest" | "drag" | "hold" | "coast" | "animation" | "unknown"} motion
  *   drag: the prediction for the finger; hold: waiting for sheetd where no motion can be
- *   predicted; coast: released, moving at the release velocity until the answer; animation:
- *   sheetd's frames, played on the client clock
+ *   predicted; coast: released where the release law cannot be evaluated (no answer to `began`
+ *   yet for a drag that needs its origin), moving at the release velocity until the answer;
+ *   animation: the release law's animation, or sheetd's frames, played on the client clock
  *
  * @typedef {object} PredictionStats  `sheet.stats`.
  * @property {number} samples        pan events the caller made
@@ -184,6 +235,8 @@
  * @property {number} maxError       the largest such difference, points
  * @property {number} catches        grabs of a moving card: the drag's start was estimated from the frames, and sheetd's differed
  * @property {number} corrections    blends (a catch, or the release joining sheetd's animation)
+ * @property {number} releases       animations started locally from the release law (releases, transition finishes, cancels)
+ * @property {number} releaseMismatches  answers whose snap or animation differs from that (there should be none)
  *
  * @typedef {object} PresetInfo
  * @property {PresetName} name
@@ -228,14 +281,8 @@ export function evaluateDragLaw(law, segment, translation) {
     const resist = (/** @type {number} */ x) => band ? (1 - 1 / ((x * band.coefficient) / band.dimension + 1)) * band.dimension : 0;
     if (law.upper !== null && candidate > law.upper) c = band ? law.upper + resist(candidate - law.upper) : law.upper;
     else if (law.lower !== null && candidate < law.lower) c = band ? law.lower - resist(law.lower - candidate) : law.lower;
-    const d = law.dimmer;
-    let alpha;
-    if (d.full === 0) alpha = 0;
-    else if (c <= d.fullAt) alpha = d.full;
-    else if (c >= d.clearAt) alpha = 0;
-    else alpha = (d.full * (d.clearAt - c)) / (d.clearAt - d.fullAt);
-    const p = law.progress;
-    const progress = Math.abs(p.low - p.top) < 1e-9 ? 1 : (p.low - c) / (p.low - p.top);
+    const alpha = dimmerAlpha(law, c);
+    const progress = progressOf(law, c);
     let finishes = false;
     const f = segment.finish;
     if (f) {
@@ -243,6 +290,290 @@ export function evaluateDragLaw(law, segment, translation) {
         finishes = (span === 0 ? 0 : (c - f.from) / span) >= f.threshold;
     }
     return { constant: c, dimmerAlpha: alpha, progress, finishes };
+}
+
+/** The dimmer's alpha at constant `c` (the drag law's `dimmer`). @param {DragLaw} law @param {number} c */
+function dimmerAlpha(law, c) {
+    const d = law.dimmer;
+    if (d.full === 0) return 0;
+    if (c <= d.fullAt) return d.full;
+    if (c >= d.clearAt) return 0;
+    return (d.full * (d.clearAt - c)) / (d.clearAt - d.fullAt);
+}
+
+/** How open the card is at constant `c` (the drag law's `progress`). @param {DragLaw} law @param {number} c */
+function progressOf(law, c) {
+    const p = law.progress;
+    return Math.abs(p.low - p.top) < 1e-9 ? 1 : (p.low - c) / (p.low - p.top);
+}
+
+/**
+ * sheetd's release velocity, exactly: the least-squares slope of translation over time (pt/s)
+ * of the drag's `changed` samples with `t ≥ end − window` (`releaseLaw.velocityWindow`); 0 for
+ * fewer than two, or all at one time. Same operations in the same order as the engine.
+ * @param {{t: number, x: number}[]} samples  oldest first @param {number} end @param {number} window
+ */
+export function releaseVelocity(samples, end, window) {
+    let n = 0, st = 0, sx = 0;
+    for (const s of samples) {
+        if (s.t >= end - window) {
+            n += 1;
+            st += s.t;
+            sx += s.x;
+        }
+    }
+    if (n < 2) return 0;
+    const mt = st / n, mx = sx / n;
+    let num = 0, den = 0;
+    for (const s of samples) {
+        if (s.t >= end - window) {
+            const dt = s.t - mt;
+            num += dt * (s.x - mx);
+            den += dt * dt;
+        }
+    }
+    return den === 0 ? 0 : num / den;
+}
+
+/**
+ * Evaluates a release law: the detent a release at `constant` with `velocity` (pt/s, down
+ * positive), from a drag that began at `origin`, goes to, as sheetd decides it.
+ * @param {ReleaseLaw} law @param {Record<string, number>} detents  the snapshot's name → constant
+ * @param {number} constant @param {number} velocity @param {string | null} origin
+ * @returns {{detent: string, projected: number | null} | null}  null: the law has no rule that applies
+ */
+export function evaluateReleaseLaw(law, detents, constant, velocity, origin) {
+    const c = constant, v = velocity;
+    const r = law.projection?.decelerationRate;
+    // UIScrollView's deceleration: where momentum would carry the card.
+    const projected = r === undefined ? null : c + ((v / 1000) * r) / (1 - r);
+    /** @param {ReleaseCondition} w */
+    const quantity = (w) => {
+        switch (w.quantity) {
+            case "constant": return c;
+            case "truncatedConstant": return Math.trunc(c);
+            case "velocity": return v;
+            case "velocityPerDistance": return v / Math.max(/** @type {number} */ (w.to) - c, 1);
+            case "fraction": {
+                const from = /** @type {number} */ (w.from), span = /** @type {number} */ (w.toward) - from;
+                return span === 0 ? 0 : (c - from) / span;
+            }
+            default: return NaN; // an unknown quantity never holds
+        }
+    };
+    /** @param {ReleaseCondition} w */
+    const holds = (w) => {
+        if (w.origin !== undefined) return w.origin === origin;
+        const a = quantity(w), b = /** @type {number} */ (w.value);
+        switch (w.is) {
+            case "<": return a < b;
+            case "<=": return a <= b;
+            case ">": return a > b;
+            case ">=": return a >= b;
+            default: return false;
+        }
+    };
+    for (const rule of law.rules) {
+        if (!rule.when.every(holds)) continue;
+        if (rule.detent !== undefined) return { detent: rule.detent, projected };
+        const near = rule.nearest;
+        if (!near || near.candidates.some((name) => detents[name] === undefined)) return null;
+        let q = c;
+        if (near.of === "projection" && projected !== null) {
+            q = projected;
+            if (near.clampToNeighbours) {
+                // At most one detent passed: between the neighbours of the release point.
+                const upper = [...near.candidates].reverse().find((name) => detents[name] < c) ?? near.candidates[0];
+                const lower = near.candidates.find((name) => detents[name] > c) ?? near.candidates[near.candidates.length - 1];
+                if (projected < detents[upper]) q = detents[upper];
+                else if (projected > detents[lower]) q = detents[lower];
+            }
+        }
+        let best = near.candidates[0];
+        for (const name of near.candidates.slice(1)) if (Math.abs(detents[name] - q) < Math.abs(detents[best] - q)) best = name;
+        return { detent: best, projected };
+    }
+    return null;
+}
+
+/**
+ * The animation sheetd starts for a release (or a transition's finish, or a cancel): the release
+ * law's first matching motion, from `from` to the detent `to`, at `startTime`. It has the fields
+ * of an answer's `animation` (except `id`) and samples with `sampleAnimation`.
+ * @param {ReleaseLaw} releaseLaw @param {DragLaw} dragLaw @param {Record<string, number>} detents
+ * @param {{from: number, to: string, velocity: number, startTime: number, isShow?: boolean}} move
+ * @returns {LocalAnimation | null}
+ */
+export function releaseAnimation(releaseLaw, dragLaw, detents, move) {
+    const { from, velocity: v } = move;
+    const to = detents[move.to];
+    if (to === undefined) return null;
+    const motion = releaseLaw.motions.find((m) => m.when.every((w) =>
+        w.toHidden ? move.to === "hidden" : !move.isShow && Math.trunc(from) < /** @type {number} */ (w.releasedAbove)));
+    if (!motion) return null;
+    const k = motion.curve;
+    /** @type {LocalAnimation} */
+    const a = {
+        curve: k.name, from, to, duration: 0, fromAlpha: dimmerAlpha(dragLaw, from), toAlpha: dimmerAlpha(dragLaw, to),
+        alphaRule: releaseLaw.alphaRule, startTime: move.startTime, detent: move.to, dismiss: move.to === "hidden",
+        dragLaw, sampleAt: () => ({ x: 0, v: 0 }),
+    };
+    if (k.name === "durationSpring") {
+        let initial = k.initialVelocity;
+        if (initial === null || initial === undefined) {
+            // The card leaves the finger at its speed: v in distances per second toward the target.
+            const distance = to - from;
+            const sign = distance > 0 ? 1 : distance < 0 ? -1 : 0;
+            initial = (v * sign) / Math.max(Math.abs(distance), 1);
+        }
+        Object.assign(a, { dampingRatio: k.dampingRatio, initialVelocity: initial, duration: k.duration });
+        a.sampleAt = oscillator(/** @type {number} */ (k.omega), k.dampingRatio, 1, -initial);
+    } else if (k.name === "spring") {
+        Object.assign(a, { response: k.response, dampingRatio: k.dampingRatio, velocity: v });
+        a.sampleAt = oscillator(/** @type {number} */ (k.omega), k.dampingRatio, from - to, v);
+        a.duration = settleTime(a.sampleAt, /** @type {NonNullable<CurveLaw["settle"]>} */ (k.settle));
+    } else {
+        a.controlPoints = k.controlPoints;
+        const rest = k.remaining;
+        if (rest) {
+            const remaining = rest.span === 0 ? 0 : Math.abs(to - from) / rest.span;
+            a.duration = Math.min((rest.whole * remaining) / rest.speed, rest.max);
+        } else {
+            a.duration = /** @type {number} */ (k.duration);
+        }
+    }
+    return a;
+}
+
+/**
+ * A physical spring's duration: the first whole millisecond at which |x| ≤ settle.distance and
+ * |v| ≤ settle.speed, at most settle.max seconds.
+ * @param {(t: number) => {x: number, v: number}} state @param {{distance: number, speed: number, max: number}} settle
+ */
+function settleTime(state, settle) {
+    const limit = Math.round(settle.max * 1000);
+    for (let k = 0; k < limit; k++) {
+        const s = state(k / 1000);
+        if (Math.abs(s.x) <= settle.distance && Math.abs(s.v) <= settle.speed) return k / 1000;
+    }
+    return limit / 1000;
+}
+
+/**
+ * x″ + 2ζω₀x′ + ω₀²x = 0 in closed form from x(0) = x0, x′(0) = v0, as the engine writes it.
+ * @param {number} omega @param {number} z @param {number} x0 @param {number} v0
+ * @returns {(t: number) => {x: number, v: number}}
+ */
+function oscillator(omega, z, x0, v0) {
+    if (Math.abs(z - 1) <= 1e-12) {
+        const a = x0, b = v0 + omega * x0;
+        return (t) => {
+            const e = Math.exp(-omega * t);
+            return { x: e * (a + b * t), v: e * (b - omega * (a + b * t)) };
+        };
+    }
+    if (z < 1) {
+        const decay = z * omega, wd = omega * Math.sqrt(1 - z * z);
+        const a = x0, b = (v0 + decay * x0) / wd;
+        return (t) => {
+            const e = Math.exp(-decay * t), c = Math.cos(wd * t), s = Math.sin(wd * t);
+            return { x: e * (a * c + b * s), v: e * ((b * wd - decay * a) * c - (a * wd + decay * b) * s) };
+        };
+    }
+    const root = Math.sqrt(z * z - 1);
+    const r1 = -omega * (z - root), r2 = -omega * (z + root);
+    const c1 = (v0 - r2 * x0) / (r1 - r2), c2 = x0 - c1;
+    return (t) => {
+        const e1 = Math.exp(r1 * t), e2 = Math.exp(r2 * t);
+        return { x: c1 * e1 + c2 * e2, v: c1 * r1 * e1 + c2 * r2 * e2 };
+    };
+}
+
+/** A cubic bezier coordinate in Bernstein form, as a polynomial. @param {number} s @param {number} c1 @param {number} c2 */
+function bezier(s, c1, c2) {
+    const c = 3 * c1, b = 3 * (c2 - c1) - c, a = 1 - c - b;
+    return ((a * s + b) * s + c) * s;
+}
+/** @param {number} s @param {number} c1 @param {number} c2 */
+function bezierSlope(s, c1, c2) {
+    const c = 3 * c1, b = 3 * (c2 - c1) - c, a = 1 - c - b;
+    return (3 * a * s + 2 * b) * s + c;
+}
+
+/**
+ * A timing curve's progress at time fraction x, and its slope: Newton steps guarded by
+ * bisection, to 1e-12, the engine's steps.
+ * @param {number[]} points  [x1, y1, x2, y2] @param {number} x
+ */
+function timingProgress(points, x) {
+    const [x1, y1, x2, y2] = points;
+    if (x1 === y1 && x2 === y2) return { progress: Math.min(Math.max(x, 0), 1), slope: 1 };
+    let s;
+    if (x <= 0) s = 0;
+    else if (x >= 1) s = 1;
+    else {
+        s = x;
+        let solved = false;
+        for (let i = 0; i < 8; i++) {
+            const err = bezier(s, x1, x2) - x;
+            if (Math.abs(err) < 1e-12) {
+                solved = true;
+                break;
+            }
+            const d = bezierSlope(s, x1, x2);
+            if (Math.abs(d) < 1e-9) break;
+            s -= err / d;
+        }
+        if (!solved) {
+            let lo = 0, hi = 1;
+            s = x;
+            for (let i = 0; i < 64; i++) {
+                const value = bezier(s, x1, x2);
+                if (Math.abs(value - x) < 1e-12) break;
+                if (value < x) lo = s;
+                else hi = s;
+                s = (lo + hi) / 2;
+            }
+        }
+    }
+    const dx = bezierSlope(s, x1, x2);
+    const progress = s === 0 ? 0 : s === 1 ? 1 : bezier(s, y1, y2);
+    return { progress, slope: dx === 0 ? 0 : bezierSlope(s, y1, y2) / dx };
+}
+
+/**
+ * The card `elapsed` seconds into a local animation (clamped to [0, duration]; exactly the
+ * target at the end): what sheetd's frame at that instant holds.
+ * @param {LocalAnimation} a @param {number} elapsed
+ * @returns {{t: number, constant: number, dimmerAlpha: number, progress: number, velocity: number}}
+ */
+export function sampleAnimation(a, elapsed) {
+    const t = Math.min(Math.max(elapsed, 0), a.duration);
+    let constant, velocity, p;
+    if (t >= a.duration) {
+        constant = a.to;
+        velocity = 0;
+        p = 1;
+    } else if (a.curve === "durationSpring") {
+        const s = a.sampleAt(t);
+        p = 1 - s.x;
+        constant = a.from + (a.to - a.from) * p;
+        velocity = -(a.to - a.from) * s.v;
+    } else if (a.curve === "spring") {
+        const s = a.sampleAt(t);
+        constant = a.to + s.x;
+        velocity = s.v;
+        p = a.from === a.to ? 1 : (constant - a.from) / (a.to - a.from);
+    } else {
+        const r = timingProgress(/** @type {number[]} */ (a.controlPoints), t / a.duration);
+        p = r.progress;
+        constant = a.from + (a.to - a.from) * p;
+        velocity = ((a.to - a.from) * r.slope) / a.duration;
+    }
+    const alpha = a.alphaRule === "interpolate"
+        ? a.fromAlpha + (a.toAlpha - a.fromAlpha) * Math.min(Math.max(p, 0), 1)
+        : dimmerAlpha(a.dragLaw, constant);
+    return { t, constant, dimmerAlpha: alpha, progress: progressOf(a.dragLaw, constant), velocity };
 }
 
 /** @param {number} ms */
@@ -339,19 +670,17 @@ const BLEND = 0.12;
 const COAST_DECAY = 0.08;
 
 /**
- * The least-squares slope of translation over time of `samples` in the last 0.1 s before `end`
- * (pt/s): the velocity a released card coasts at while sheetd's answer is on its way. Display
- * only: the release decision is sheetd's own estimate from the same samples.
- * @param {{t: number, x: number}[]} samples @param {number} end
+ * Whether a predicted animation is the one sheetd answered: the same target, curve and start,
+ * and the same numbers to 1e-9 relative (the springs' exp, sin and cos may differ in the last bit
+ * between JavaScript engines and the server's libm).
+ * @param {LocalAnimation} local @param {Animation | null | undefined} answered
  */
-function coastVelocity(samples, end) {
-    const recent = samples.filter((s) => s.t >= end - 0.1);
-    if (recent.length < 2) return 0;
-    const mt = recent.reduce((a, s) => a + s.t, 0) / recent.length;
-    const mx = recent.reduce((a, s) => a + s.x, 0) / recent.length;
-    let num = 0, den = 0;
-    for (const s of recent) { num += (s.t - mt) * (s.x - mx); den += (s.t - mt) ** 2; }
-    return den === 0 ? 0 : num / den;
+function sameAnimation(local, answered) {
+    if (!answered || answered.detent !== local.detent || answered.curve !== local.curve) return false;
+    const close = (/** @type {number} */ a, /** @type {number} */ b) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+    return close(answered.startTime, local.startTime) && close(answered.from, local.from) && close(answered.to, local.to)
+        && close(answered.duration, local.duration) && close(answered.initialVelocity ?? 0, local.initialVelocity ?? 0)
+        && close(answered.velocity ?? 0, local.velocity ?? 0);
 }
 
 /** One card. Mutating calls are serialized; each resolves with sheetd's Result. */
@@ -404,7 +733,7 @@ export class SheetSession {
     _freshStats(inFlight) {
         return {
             samples: 0, eventsSent: 0, requestsSent: 0, largestBatch: 0, inFlight, maxInFlight: inFlight,
-            predictions: 0, mismatches: 0, maxError: 0, catches: 0, corrections: 0,
+            predictions: 0, mismatches: 0, maxError: 0, catches: 0, corrections: 0, releases: 0, releaseMismatches: 0,
         };
     }
 
@@ -451,8 +780,8 @@ export class SheetSession {
 
     /**
      * Where to draw the card at `time` (seconds on the client clock, e.g. a requestAnimationFrame
-     * timestamp / 1000): the prediction while dragging, the coast after a release, then sheetd's
-     * animation frames, with any jump blended out over 0.12 s.
+     * timestamp / 1000): the prediction while dragging, the release law's animation after a
+     * release (or sheetd's frames where the answer differs), with any jump blended out over 0.12 s.
      * @param {number} [time] @returns {CardState}
      */
     at(time = clientTime()) {
@@ -593,7 +922,7 @@ export class SheetSession {
 
     /** @param {{constant: number, dimmerAlpha: number, progress: number}} s */
     _restMotion(s) {
-        return { kind: "rest", constant: s.constant, dimmerAlpha: s.dimmerAlpha, progress: s.progress };
+        return { kind: "rest", constant: s.constant, dimmerAlpha: s.dimmerAlpha, progress: s.progress, detent: s.detent ?? null };
     }
 
     /** Starts blending out the jump from what was drawn at `time` to what will be drawn now. @param {CardState} before @param {number} time */
@@ -613,7 +942,10 @@ export class SheetSession {
     _predictEvent(event) {
         const t = event.time;
         const law = this.snapshot.dragLaw;
-        const record = { gesture: this._gesture, phase: event.phase, translation: event.translation, prediction: /** @type {Prediction | null} */ (null), estimated: false };
+        const record = {
+            gesture: this._gesture, phase: event.phase, translation: event.translation, prediction: /** @type {Prediction | null} */ (null), estimated: false,
+            release: /** @type {LocalAnimation | null} */ (null),
+        };
         if (event.phase !== "changed") {
             this._gesture += 1;
             record.gesture = this._gesture;
@@ -633,7 +965,9 @@ export class SheetSession {
             const start = this._motionAt(t).constant;
             const base = event.translation ?? 0;
             record.estimated = m.kind !== "rest";
-            this._segment = { start, base, origin: null, contentCanScroll: null, finish: this._finishFor(start), estimated: record.estimated };
+            // The detent a cancel returns to: where the card rests, or where its animation heads.
+            const origin = m.kind === "rest" ? m.detent : m.kind === "animation" ? m.animation.detent : null;
+            this._segment = { start, base, origin, contentCanScroll: null, finish: this._finishFor(origin), estimated: record.estimated };
             this._motion = { kind: "drag", translation: base, last: evaluateDragLaw(law, this._segment, base) };
             this._jump(drawn, t);
             return record;
@@ -650,31 +984,69 @@ export class SheetSession {
             this.stats.predictions += 1;
             record.prediction = p;
             record.estimated = !!this._segment.estimated;
-            // transition: an event that finishes the drag holds the card there for sheetd's animation.
-            this._motion = p.finishes ? { kind: "hold", state: p, finishing: true } : { kind: "drag", translation: event.translation, last: p };
+            this._motion = { kind: "drag", translation: event.translation, last: p };
+            // transition: an event that finishes the drag starts the animation to the other detent.
+            const finish = this._segment.finish;
+            if (p.finishes && finish) {
+                record.release = this._startLocal({ from: p.constant, to: finish.detent, velocity: 0, startTime: t });
+                if (!record.release) this._motion = { kind: "hold", state: p, finishing: true };
+            }
             return record;
         }
-        // ended: the card keeps moving at the release velocity until the answer; cancelled holds.
-        if (event.phase === "ended" && m.kind === "drag" && this._segment) {
+        // ended: the release law's animation starts now (where it cannot be evaluated, the card
+        // keeps moving at the release velocity until the answer); cancelled goes back to the origin.
+        const segment = this._segment;
+        if (event.phase === "ended" && m.kind === "drag" && segment) {
             const translation = event.translation ?? m.translation;
-            const v = event.velocity ?? coastVelocity(this._samples, t);
+            const v = event.velocity ?? releaseVelocity(this._samples, t, this.snapshot.releaseLaw?.velocityWindow ?? 0.1);
             // an `ended` that carries a translation places the card there first
-            const from = evaluateDragLaw(law, this._segment, translation);
-            this._motion = { kind: "coast", t0: t, translation, v, segment: this._segment, law };
+            const from = evaluateDragLaw(law, segment, translation);
+            const snap = this._releaseLawApplies(segment)
+                ? evaluateReleaseLaw(this.snapshot.releaseLaw, this.snapshot.detents, from.constant, v, segment.origin)
+                : null;
+            record.release = snap && this._startLocal({ from: from.constant, to: snap.detent, velocity: v, startTime: t });
+            if (!record.release) this._motion = { kind: "coast", t0: t, translation, v, segment, law };
             if (from.constant !== m.last.constant) this._jump(drawn, t);
+        } else if (event.phase === "cancelled" && m.kind === "drag" && segment?.origin) {
+            record.release = this._startLocal({ from: m.last.constant, to: segment.origin, velocity: 0, startTime: t });
+            if (!record.release) this._motion = { kind: "hold", state: drawn };
         } else if (m.kind === "drag") {
             this._motion = { kind: "hold", state: drawn };
         }
         return record;
     }
 
-    /** transition: the finish of a drag that starts at `start`, from the law (the answer's `drag.finish` confirms it). @param {number} start */
-    _finishFor(start) {
+    /**
+     * Whether the release law can be evaluated for this drag: it has one, and it knows the drag's
+     * origin where a rule reads it (transition's, before the answer to `began` where the card was
+     * caught elsewhere than at a detent).
+     * @param {DragSegment} segment
+     */
+    _releaseLawApplies(segment) {
+        const law = this.snapshot.releaseLaw;
+        if (!law) return false;
+        return !!segment.origin || !law.rules.some((r) => r.when.some((w) => w.origin !== undefined));
+    }
+
+    /**
+     * Starts the release law's animation locally and counts it; null where it cannot be predicted.
+     * @param {{from: number, to: string, velocity: number, startTime: number}} move
+     */
+    _startLocal(move) {
+        const law = this.snapshot.releaseLaw;
+        const a = law ? releaseAnimation(law, this.snapshot.dragLaw, this.snapshot.detents, move) : null;
+        if (!a) return null;
+        this._motion = { kind: "animation", animation: a, frames: null };
+        this.stats.releases += 1;
+        return a;
+    }
+
+    /** transition: the finish of a drag from `origin`, from the law (the answer's `drag.finish` confirms it). @param {string | null} own */
+    _finishFor(own) {
         const threshold = this.snapshot.dragLaw?.finishThreshold;
         if (threshold === null || threshold === undefined) return null;
         // transition has two detents: the drag's own (where it rests or heads) and the other.
         const entries = Object.entries(this.snapshot.detents).filter(([n]) => n !== "hidden");
-        const own = this._motion.kind === "animation" ? this._motion.animation.detent : this.snapshot.detent;
         const from = entries.find(([n]) => n === own);
         const other = entries.find(([n]) => n !== own);
         if (!from || !other || entries.length !== 2) return null;
@@ -708,9 +1080,18 @@ export class SheetSession {
             case "animation": {
                 const frames = m.frames;
                 const dt = time - m.animation.startTime;
+                if (!frames) {
+                    // The release law's animation, in closed form: what sheetd's frames hold.
+                    const f = sampleAnimation(m.animation, dt);
+                    if (dt >= m.animation.duration) {
+                        this._motion = { kind: "rest", constant: f.constant, dimmerAlpha: f.dimmerAlpha, progress: f.progress, detent: m.animation.detent };
+                        return { constant: f.constant, dimmerAlpha: f.dimmerAlpha, progress: f.progress, motion: "rest" };
+                    }
+                    return { constant: f.constant, dimmerAlpha: f.dimmerAlpha, progress: f.progress, motion: "animation" };
+                }
                 const last = frames[frames.length - 1];
                 if (dt >= last.t) {
-                    this._motion = { kind: "rest", constant: last.constant, dimmerAlpha: last.dimmerAlpha, progress: last.progress };
+                    this._motion = { kind: "rest", constant: last.constant, dimmerAlpha: last.dimmerAlpha, progress: last.progress, detent: m.animation.detent };
                     return { constant: last.constant, dimmerAlpha: last.dimmerAlpha, progress: last.progress, motion: "rest" };
                 }
                 if (dt <= 0) return { constant: frames[0].constant, dimmerAlpha: frames[0].dimmerAlpha, progress: frames[0].progress, motion: "animation" };
@@ -743,12 +1124,13 @@ export class SheetSession {
         const lastEvent = events[events.length - 1];
         const lastRecord = records[records.length - 1];
         const law = r.dragLaw ?? this.snapshot.dragLaw;
-        if (r.dragLaw) this.snapshot = { ...this.snapshot, dragLaw: r.dragLaw };
+        if (r.dragLaw) this.snapshot = { ...this.snapshot, dragLaw: r.dragLaw, releaseLaw: r.releaseLaw ?? this.snapshot.releaseLaw };
         // sheetd's segment replaces the local one (a catch mid-flight is where the two differ).
         if (r.drag && lastRecord.gesture === this._gesture) {
             const local = this._segment;
             this._segment = { ...r.drag };
-            if (local && (local.start !== r.drag.start || local.base !== r.drag.base)) {
+            // (a card caught from a predicted animation is where sheetd has it, to the last bits of exp and sin)
+            if (local && (Math.abs(local.start - r.drag.start) > 1e-9 || local.base !== r.drag.base)) {
                 if (local.estimated) this.stats.catches += 1;
                 const t = clientTime();
                 const before = this.at(t);
@@ -777,6 +1159,19 @@ export class SheetSession {
             const settled = i === events.length - 1 ? (r.snap ? r : null) : r.batch?.settles.find((s) => s.index === i);
             if (settled && events[i].phase === "changed" && records[i].prediction && !records[i].prediction.finishes) this.stats.mismatches += 1;
         }
+        // Animations started from the release law: confirmed by the answer, or corrected below.
+        let confirmed = null;
+        for (let i = 0; i < events.length; i++) {
+            const local = records[i].release;
+            if (!local) continue;
+            const settled = i === events.length - 1 ? (r.snap ? r : null) : r.batch?.settles.find((s) => s.index === i);
+            if (settled && sameAnimation(local, settled.animation)) {
+                local.id = /** @type {Animation} */ (settled.animation).id;
+                if (i === events.length - 1) confirmed = local;
+            } else {
+                this.stats.releaseMismatches += 1;
+            }
+        }
         this.snapshot = { ...this.snapshot, state: r.state, detent: r.detent, constant: r.constant, dimmerAlpha: r.dimmerAlpha, progress: r.progress, animation: r.animation ?? (r.state === "animating" ? this.snapshot.animation : null), time: r.time };
         if (!this.predicts || lastRecord.gesture !== this._gesture) return; // a newer gesture owns the card
         if (r.state !== "dragging") this._segment = null;
@@ -784,6 +1179,11 @@ export class SheetSession {
         const before = this.at(t);
         if (r.frames && r.frames.length > 0 && r.state !== "dragging") {
             const id = r.frames[0].animation;
+            if (confirmed && confirmed.id === id) {
+                // The prediction was sheetd's animation: it plays on (or has ended) undisturbed.
+                this.playedAnimation = Math.max(this.playedAnimation, id);
+                return;
+            }
             const animation = [r.animation, ...(r.batch?.settles.map((s) => s.animation) ?? []), this.snapshot.animation].find((a) => a && a.id === id);
             this.playedAnimation = Math.max(this.playedAnimation, id);
             this._motion = { kind: "animation", animation: animation ?? { id, startTime: r.time }, frames: r.frames };
