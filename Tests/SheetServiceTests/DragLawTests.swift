@@ -1,9 +1,11 @@
-// The drag law as clients get it. The service sends `dragLaw` (every snapshot) and `drag` (the
-// answer to `began`); a client that evaluates them by the rule at the top of DragLaw.swift must get
-// exactly the constant, dimmer alpha and progress that `changed` answers. Three parts:
-// - a property test: generated options and geometries of every preset, the law and each drag's
+// The drag and release laws as clients get them. The service sends `dragLaw` and `releaseLaw`
+// (every snapshot) and `drag` (the answer to `began`); a client that evaluates them by the rules
+// at the top of DragLaw.swift and ReleaseLaw.swift must get exactly the constant, dimmer alpha and
+// progress that `changed` answers, and the snap and animation of `ended` and `cancelled`. Three
+// parts:
+// - a property test: generated options and geometries of every preset, the laws and each drag's
 //   segment rendered by the service's own writer (Wire) and read back with JSONReader, evaluated
-//   by the small client below, against `SheetSession.handle(.pan(changed))`;
+//   by the small clients below and in ReleaseLawClient.swift, against `SheetSession.handle`;
 // - a table of each preset's default law (and of typical drag segments) on the standard geometry;
 // - an HTTP round trip against a real server: batches of pan events on the client clock,
 //   each answer checked against the client's evaluation, and the batch refusals.
@@ -15,37 +17,6 @@ import Testing
 @testable import SheetService
 
 // MARK: - The client
-
-/// What a client could not read.
-private struct ClientReadError: Error, CustomStringConvertible {
-    let description: String
-}
-
-/// `value[key]`, where `value` must be an object that has the member.
-private func member(_ value: JSONValue, _ key: String, in path: String) throws -> JSONValue {
-    guard case .object(let o) = value else { throw ClientReadError(description: "\(path) is not an object") }
-    guard let m = o[key] else { throw ClientReadError(description: "\(path).\(key) is missing") }
-    return m
-}
-
-private func number(_ value: JSONValue, _ key: String, in path: String) throws -> Double {
-    let m = try member(value, key, in: path)
-    guard case .number(let x) = m else { throw ClientReadError(description: "\(path).\(key) is \(m.kindName)") }
-    return x
-}
-
-private func numberOrNull(_ value: JSONValue, _ key: String, in path: String) throws -> Double? {
-    let m = try member(value, key, in: path)
-    if m.isNull { return nil }
-    guard case .number(let x) = m else { throw ClientReadError(description: "\(path).\(key) is \(m.kindName)") }
-    return x
-}
-
-private func string(_ value: JSONValue, _ key: String, in path: String) throws -> String {
-    let m = try member(value, key, in: path)
-    guard case .string(let s) = m else { throw ClientReadError(description: "\(path).\(key) is \(m.kindName)") }
-    return s
-}
 
 /// Where a client draws the card for one pointer event.
 private struct ClientCard {
@@ -84,20 +55,21 @@ private struct ClientSegment {
     var finish: ClientFinish?
 
     init(json: JSONValue) throws {
-        start = try number(json, "start", in: "drag")
-        base = try number(json, "base", in: "drag")
-        origin = try string(json, "origin", in: "drag")
-        let scroll = try member(json, "contentCanScroll", in: "drag")
+        start = try Read.number(json, "start", in: "drag")
+        base = try Read.number(json, "base", in: "drag")
+        origin = try Read.string(json, "origin", in: "drag")
+        let scroll = try Read.member(json, "contentCanScroll", in: "drag")
         guard case .bool(let b) = scroll else { throw ClientReadError(description: "drag.contentCanScroll") }
         contentCanScroll = b
-        let f = try member(json, "finish", in: "drag")
+        let f = try Read.member(json, "finish", in: "drag")
         if f.isNull {
             finish = nil
         } else {
             finish = ClientFinish(
-                from: try number(f, "from", in: "drag.finish"), toward: try number(f, "toward", in: "drag.finish"),
-                threshold: try number(f, "threshold", in: "drag.finish"),
-                detent: try string(f, "detent", in: "drag.finish"))
+                from: try Read.number(f, "from", in: "drag.finish"),
+                toward: try Read.number(f, "toward", in: "drag.finish"),
+                threshold: try Read.number(f, "threshold", in: "drag.finish"),
+                detent: try Read.string(f, "detent", in: "drag.finish"))
         }
     }
 }
@@ -117,25 +89,25 @@ private struct ClientLaw {
     var finishThreshold: Double?
 
     init(json: JSONValue) throws {
-        lower = try numberOrNull(json, "lower", in: "dragLaw")
-        upper = try numberOrNull(json, "upper", in: "dragLaw")
-        let band = try member(json, "rubberBand", in: "dragLaw")
+        lower = try Read.numberOrNull(json, "lower", in: "dragLaw")
+        upper = try Read.numberOrNull(json, "upper", in: "dragLaw")
+        let band = try Read.member(json, "rubberBand", in: "dragLaw")
         if band.isNull {
             rubberBand = nil
         } else {
             rubberBand = (
-                try number(band, "coefficient", in: "dragLaw.rubberBand"),
-                try number(band, "dimension", in: "dragLaw.rubberBand")
+                try Read.number(band, "coefficient", in: "dragLaw.rubberBand"),
+                try Read.number(band, "dimension", in: "dragLaw.rubberBand")
             )
         }
-        let dimmer = try member(json, "dimmer", in: "dragLaw")
-        full = try number(dimmer, "full", in: "dragLaw.dimmer")
-        fullAt = try number(dimmer, "fullAt", in: "dragLaw.dimmer")
-        clearAt = try number(dimmer, "clearAt", in: "dragLaw.dimmer")
-        let progress = try member(json, "progress", in: "dragLaw")
-        low = try number(progress, "low", in: "dragLaw.progress")
-        top = try number(progress, "top", in: "dragLaw.progress")
-        finishThreshold = try numberOrNull(json, "finishThreshold", in: "dragLaw")
+        let dimmer = try Read.member(json, "dimmer", in: "dragLaw")
+        full = try Read.number(dimmer, "full", in: "dragLaw.dimmer")
+        fullAt = try Read.number(dimmer, "fullAt", in: "dragLaw.dimmer")
+        clearAt = try Read.number(dimmer, "clearAt", in: "dragLaw.dimmer")
+        let progress = try Read.member(json, "progress", in: "dragLaw")
+        low = try Read.number(progress, "low", in: "dragLaw.progress")
+        top = try Read.number(progress, "top", in: "dragLaw.progress")
+        finishThreshold = try Read.numberOrNull(json, "finishThreshold", in: "dragLaw")
     }
 
     /// Steps 1–3: the candidate, limited by the bounds, clamped or resisted past them.
@@ -178,6 +150,12 @@ private struct ClientLaw {
 private func rendered(_ law: DragLaw) throws -> JSONValue {
     var w = JSONWriter()
     Wire.dragLaw(law, into: &w)
+    return try JSONReader.parse(w.takeBytes())
+}
+
+private func rendered(_ law: ReleaseLaw, _ detents: [Detent]) throws -> JSONValue {
+    var w = JSONWriter()
+    Wire.releaseLaw(law, detents: detents, into: &w)
     return try JSONReader.parse(w.takeBytes())
 }
 
@@ -354,6 +332,8 @@ private struct Tally {
     var translations = 0
     var settles = 0
     var rebases = 0
+    /// Releases and cancels predicted from the release law.
+    var releases = 0
     var failures: [String] = []
 
     mutating func fail(_ message: String) {
@@ -420,9 +400,10 @@ private func runGenerated(_ preset: PresetName) throws -> Tally {
         {
             tally.fail("\(preset) \(config): the law does not survive JSON: \(lawJSON)")
         }
+        let releaseLaw = try ClientReleaseLaw(json: try rendered(model.releaseLaw, model.detents))
         var budget = translationsPerConfig
         while budget > 0 {
-            budget -= try drag(model, law, &gen, &tally, budget: budget, config)
+            budget -= try drag(model, law, releaseLaw, &gen, &tally, budget: budget, config)
         }
     }
     return tally
@@ -431,7 +412,8 @@ private func runGenerated(_ preset: PresetName) throws -> Tally {
 /// One drag on a fresh session of `model`: set up (resting, caught mid-animation, a began with a
 /// translation), then `changed` events compared with the client. Returns how many it compared.
 private func drag(
-    _ model: SheetModel, _ law: ClientLaw, _ gen: inout Gen, _ tally: inout Tally, budget: Int, _ config: String
+    _ model: SheetModel, _ law: ClientLaw, _ releaseLaw: ClientReleaseLaw, _ gen: inout Gen, _ tally: inout Tally,
+    budget: Int, _ config: String
 ) throws -> Int {
     let preset = model.preset
     let visible = model.detents.filter { !$0.isHidden }
@@ -467,6 +449,8 @@ private func drag(
     let length = min(budget, 20 + gen.int(181))
     var previous: (constant: Double, translation: Double) = (began.snapshot.constant, beganAt ?? 0)
     var scrolled = false
+    // Every `changed` of the drag, as the client sent it: the velocity estimate's samples.
+    var samples: [(t: Double, x: Double)] = []
     while count < length {
         time += 0.004
         if gen.chance(0.01) {
@@ -480,12 +464,14 @@ private func drag(
             segment = try ClientSegment(json: try rendered(d))
             previous.translation = t
             scrolled = false
+            samples.removeAll()
             continue
         }
         let t = gen.translation(segment, law)
         if preset == .fluid, segment.contentCanScroll, gen.chance(0.02) {
             // The content takes the movement: the card stays; the next sheet event re-bases.
             let o = session.handle(.pan(PanEvent(phase: .changed, translation: t, scrollOffset: 10)), at: time)
+            samples.append((time, t))
             if o.consumer != .scroll || o.snapshot.constant != previous.constant || o.drag != nil {
                 tally.fail("\(preset) \(config) \(how): a scroll moved the card to \(o.snapshot.constant)")
             }
@@ -494,6 +480,7 @@ private func drag(
             continue
         }
         let o = session.handle(.pan(PanEvent(phase: .changed, translation: t)), at: time)
+        samples.append((time, t))
         count += 1
         tally.translations += 1
         if let d = o.drag {
@@ -519,6 +506,11 @@ private func drag(
             if snap.detent.name != segment.finish?.detent || a.from != card.constant {
                 tally.fail("\(context()): settles to \(snap.detent.name) from \(a.from), not from \(card.constant)")
             }
+            let finish = try releaseLaw.motion(
+                from: card.constant, to: snap.detent.name, velocity: 0, detents: detents(model))
+            if !agree(finish, answered(snap, a)) {
+                tally.fail("\(context()): the release law's finish \(finish), the engine's \(answered(snap, a))")
+            }
             tally.settles += 1
             // Later events of the drag change nothing.
             let later = session.handle(.pan(PanEvent(phase: .changed, translation: t)), at: time + 0.001)
@@ -532,11 +524,49 @@ private func drag(
         tally.compare(o.snapshot, card, context())
         previous = (o.snapshot.constant, t)
     }
+    // The release: ended (the velocity estimated from the samples, or the client's own, sometimes
+    // with a last translation) or cancelled, predicted from the release law.
+    time += gen.pick([0.004, 0.03, 0.2])
+    let kind = gen.int(10)
+    let event: PanEvent
+    switch kind {
+    case 0: event = PanEvent(phase: .cancelled)
+    case 1, 2: event = PanEvent(phase: .ended, velocity: gen.uniform(-6000, 6000))
+    case 3: event = PanEvent(phase: .ended, translation: gen.translation(segment, law))
+    default: event = PanEvent(phase: .ended)
+    }
+    let o = session.handle(.pan(event), at: time)
+    guard case .settle(let a, let snap) = o.action else {
+        tally.fail("\(preset) \(config) \(how): \(event.phase) answered \(o.action)")
+        return count
+    }
+    let c = event.translation.map { law.constant($0, in: segment) } ?? previous.constant
+    let v = event.velocity ?? releaseLaw.velocity(samples: samples, endingAt: time)
+    let client: ClientRelease
+    if event.phase == .cancelled || scrolled {
+        // A cancel goes back to the origin; a fluid release the content took stays there.
+        client = try releaseLaw.motion(
+            from: previous.constant, to: segment.origin, velocity: 0, detents: detents(model))
+    } else {
+        client = try releaseLaw.release(constant: c, velocity: v, origin: segment.origin, detents: detents(model))
+    }
+    var engine = answered(snap, a)
+    if event.phase == .cancelled || scrolled { engine.projected = nil }
+    if !agree(client, engine) {
+        tally.fail("\(preset) \(config) \(how), \(event.phase) v \(v): client \(client), engine \(engine)")
+    }
+    tally.releases += 1
     return count
 }
 
+/// The snapshot's `detents`: name → constant.
+private func detents(_ model: SheetModel) -> [String: Double] {
+    Dictionary(uniqueKeysWithValues: model.detents.map { ($0.name, $0.constant) })
+}
+
 @Suite struct DragLawPropertyTests {
-    @Test("a client evaluating the JSON answers what changed answers", arguments: PresetName.allCases)
+    @Test(
+        "a client evaluating the JSON answers what changed, ended and cancelled answer", arguments: PresetName.allCases)
     func clientMatchesEngine(_ preset: PresetName) throws {
         let tally = try runGenerated(preset)
         #expect(tally.failures.isEmpty, "\(preset): \(tally.failures.joined(separator: "\n"))")
@@ -544,6 +574,7 @@ private func drag(
         #expect(tally.translations >= 100_000)
         if preset == .transition { #expect(tally.settles > 1_000) }
         if preset == .fluid { #expect(tally.rebases > 100) }
+        #expect(tally.releases > 200)  // transition: most drags finish by themselves first
     }
 }
 
