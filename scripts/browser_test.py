@@ -429,9 +429,9 @@ def main():
             stats = json.loads(re.search(r"(\{.*\})", logs[0]["message"].replace('\\"', '"')).group(1)) if logs else {}
             check("README predicting prototype: the card followed the pointer before the release", abs(moved + 240) < 1.5,
                   f"card top moved {moved:.1f} px for a pointer moved −240 px")
-            check("README predicting prototype: the card settles at the engine's detent, zero mismatches",
+            check("README predicting prototype: the card settles at the engine's detent, the release predicted, zero mismatches",
                   bool(logs) and snap["detent"] in logs[0]["message"] and abs(got - expected) < 0.01 and stats.get("mismatches") == 0
-                  and stats.get("predictions", 0) > 0,
+                  and stats.get("predictions", 0) > 0 and stats.get("releases", 0) > 0 and stats.get("releaseMismatches") == 0,
                   f"{snap['detent']}: translateY {got:.2f} (expected {expected:.2f}); stats {stats}")
 
         # ---- 4. a dark-mode picture for people to look at (no check)
