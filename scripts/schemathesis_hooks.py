@@ -44,6 +44,17 @@ def _body_has_time(body: Any, field: str) -> bool:
     return isinstance(body, dict) and "time" in body
 
 
+def _changed_without_translation(body: Any, field: str) -> bool:
+    """Whether the event the server names (`translation` or `events[i].translation`) is a `changed`
+    without `translation`."""
+    match = re.fullmatch(r"events\[(\d+)\]\.translation", field)
+    event = body
+    if match and isinstance(body, dict) and isinstance(body.get("events"), list):
+        index = int(match.group(1))
+        event = body["events"][index] if index < len(body["events"]) else None
+    return isinstance(event, dict) and event.get("phase") == "changed" and "translation" not in event
+
+
 def _semantic_400(case: Any, response: Any) -> bool:
     """A 400 for one of API.md's rules that the request schema cannot express."""
     try:
@@ -72,6 +83,11 @@ def _semantic_400(case: Any, response: Any) -> bool:
     # session's clock, not the body schema, decides.
     if code == "invalid-value" and field == "events" and "client clock" in str(problem.get("detail", "")):
         return True
+    # "`translation` is required for `changed`" (PanEvent, SimPanEvent): the request schemas keep
+    # one shape per event (generated clients drop conditional sub-schemas), so the rule is in the
+    # descriptions. Only a `changed` that left `translation` out qualifies.
+    if code == "invalid-value" and re.fullmatch(r"translation|events\[\d+\]\.translation", field):
+        return _changed_without_translation(case.body, field)
     # "`fluid` also takes `scrollOffset`": on any other preset's session it is an unknown field.
     if code == "unknown-field" and re.fullmatch(r"scrollOffset|events\[\d+\]\.scrollOffset", field):
         return True
