@@ -965,7 +965,14 @@ package final class SheetResponder: HTTPResponder {
                         "invalid-value", "pace must be realtime or instant, got \"\(value)\"", field: "pace")
                 }
                 pace = v
-            case "access_token": continue  // a credential, checked before dispatch
+            case "access_token":
+                // A credential, checked before dispatch (and ignored when access control is
+                // off); its form is the contract's either way, so a reconnection's 204 never
+                // answers a malformed one.
+                guard (1...256).contains(value.utf8.count) else {
+                    throw Problem.invalid(
+                        "invalid-value", "access_token must be 1 to 256 characters", field: "access_token")
+                }
             case "once":
                 guard value == "true" || value == "false" || value.isEmpty else {
                     throw Problem.invalid(

@@ -474,6 +474,8 @@ extension ServiceIntegration.FrameStreamTests {
         ("fps=29.97", "fps"),  // fps is an integer
         ("pace=fast", "pace"),  // pace is realtime or instant
         ("once=maybe", "once"),  // once is a boolean
+        ("access_token=", "access_token"),  // a credential is 1…256 characters, access control on or off
+        ("access_token=" + String(repeating: "k", count: 257), "access_token"),
         ("fsp=30", "fsp"),  // unknown parameters are refused, like unknown JSON fields
     ]
 
