@@ -89,9 +89,9 @@ def run(base: str) -> tuple[int, int]:
                                     options=m.TwitterOptions(card_height_ratio=0.6, max_dim_alpha=0.5)),
          lambda s: isinstance(s, m.TwitterSnapshot) and s.options.card_height_ratio == 0.6),
         ("glide", m.GlideConfig(preset=m.GlideConfigPreset.GLIDE, options=m.GlideOptions(
-            segmented=False, concrete_dimension=m.GlideOptionsConcreteDimensionType1(custom=500))),
+            segmented=False, concrete_dimension=m.GlideOptionsConcreteDimensionCustom(custom=500))),
          lambda s: isinstance(s, m.GlideSnapshot) and s.options.segmented is False
-         and isinstance(s.options.concrete_dimension, m.GlideOptionsConcreteDimensionType1)
+         and isinstance(s.options.concrete_dimension, m.GlideOptionsConcreteDimensionCustom)
          and s.options.concrete_dimension.custom == 500),
         ("transition", m.TransitionConfig(preset=m.TransitionConfigPreset.TRANSITION,
                                           options=m.TransitionOptions(mini_height=80, finish_threshold=None)),
@@ -114,7 +114,7 @@ def run(base: str) -> tuple[int, int]:
         check(echoes(created), f"{preset}: the typed snapshot has the options sent", repr(created)[:300])
         sid = created.id
         shown = typed(f"{preset}: show result", show.sync_detailed(sid, client=client, body=m.ShowRequest()))
-        check(shown is not None and isinstance(shown.snap, m.SnapType0) and isinstance(shown.animation, m.AnimationType0),
+        check(shown is not None and isinstance(shown.snap, m.Snap) and isinstance(shown.animation, m.Animation),
               f"{preset}: show answers a typed snap and animation", repr(shown)[:300])
         # The show animation runs: an instant `once` stream sends its frames and `settled`, then ends.
         stream = stream_frames.sync_detailed(sid, client=client, fps=60, pace=m.StreamFramesPace.INSTANT, once=True)
@@ -135,8 +135,8 @@ def run(base: str) -> tuple[int, int]:
         # A transition drag that reaches its finish threshold is over on `changed`, which answers
         # the animation; the release then changes nothing.
         release = ended if ended is None or ended.animation is not None or changed is None else changed
-        check(release is not None and isinstance(release.snap, m.SnapType0)
-              and isinstance(release.animation, m.AnimationType0),
+        check(release is not None and isinstance(release.snap, m.Snap)
+              and isinstance(release.animation, m.Animation),
               f"{preset}: the release answers a typed snap and animation", repr(ended)[:300])
         typed(f"{preset}: GET snapshot", get_session.sync_detailed(sid, client=client))
         check(delete_session.sync_detailed(sid, client=client).status_code == 204, f"{preset}: deleted")
