@@ -298,6 +298,32 @@ for row in rows {
     _ = try await client.deleteSession(path: .init(id: id)).noContent
 }
 
+// A live stream: with async-http-client the events arrive while the stream stays open (a
+// transport that buffers the body, as URLSession does on Linux, hands over nothing until the
+// stream ends, and this one ends only when the session is deleted, after the check).
+let watched = try await client.createSession(body: .json(.facebook(.init()))).created.body.json
+if let id = sessionID(watched) {
+    let live = try await client.streamFrames(path: .init(id: id), query: .init(fps: 60, pace: .realtime)).ok.body
+        .textEventStream
+    _ = try await client.show(path: .init(id: id), body: .json(.init())).ok.body.json
+    let streamed = try await withThrowingTaskGroup(of: Bool.self) { group in
+        group.addTask {
+            for try await event in live.asDecodedServerSentEvents() where event.event == "settled" { return true }
+            return false
+        }
+        group.addTask {
+            try await Task.sleep(for: .seconds(10))
+            return false
+        }
+        let first = try await group.next() ?? false
+        // Deleting the session ends the stream (`closed`), so the reader finishes either way.
+        _ = try await client.deleteSession(path: .init(id: id)).noContent
+        group.cancelAll()
+        return first
+    }
+    await report.check(streamed, "a realtime stream that stays open delivers its frames and settled as they happen")
+}
+
 // A simulation: the typed events (one schema per type), its results and final snapshot.
 let simulated = try await client.simulate(
     body: .json(
