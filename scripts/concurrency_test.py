@@ -149,6 +149,8 @@ class Stream(threading.Thread, StreamCheck):
         try:
             self.status, headers = self.conn.head()
             self.ctype = headers.get("content-type", "")
+            # The stream is registered with its session before its head is sent.
+            self.ready.set()
             text = ""
             while True:
                 size = int(self.conn._line().split(b";")[0], 16)
@@ -160,8 +162,7 @@ class Stream(threading.Thread, StreamCheck):
                 self.conn._exactly(2)
                 while "\n\n" in text:
                     block, text = text.split("\n\n", 1)
-                    if self.event(block):
-                        self.ready.set()
+                    self.event(block)
             if text.strip():
                 self.problem(f"bytes after the last event: {text!r}")
         except (OSError, ValueError) as e:

@@ -244,7 +244,7 @@ class Stream(StreamCheck):
         self.sock: socket.socket | None = None
         self.status = None
         self.ctype = ""
-        self.opened = False  # headers and the `retry:` line arrived
+        self.opened = False  # the head arrived (the stream is registered before it is sent)
         self.text = ""
         self.eof_at: float | None = None
         self.clean_end = False  # the chunked terminator came
@@ -253,6 +253,7 @@ class Stream(StreamCheck):
     def _head(self, status, headers):
         self.status = status
         self.ctype = headers.get("content-type", "")
+        self.opened = True
 
     def _end(self):
         self.clean_end = True
@@ -261,8 +262,7 @@ class Stream(StreamCheck):
         self.text += b.decode("utf-8")
         while "\n\n" in self.text:
             block, self.text = self.text.split("\n\n", 1)
-            if self.event(block):
-                self.opened = True
+            self.event(block)
 
 
 # --------------------------------------------------------------------------------------------
@@ -457,7 +457,7 @@ def run(proc: subprocess.Popen, port: int, rng: random.Random, figures: list[tup
     while time.monotonic() < deadline and not all(st.opened or st.eof_at for st in streams):
         time.sleep(0.02)
     opened = sum(1 for st in streams if st.opened and st.status == 200 and st.ctype.startswith("text/event-stream"))
-    check(opened == STREAMS, f"{opened} of {STREAMS} streams open (200 text/event-stream, retry line)")
+    check(opened == STREAMS, f"{opened} of {STREAMS} streams open (200 text/event-stream)")
     status, _, body = one_shot(port, "GET", "/metrics")
     gauge = None
     for line in body.decode(errors="replace").splitlines():

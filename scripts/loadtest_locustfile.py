@@ -332,6 +332,9 @@ class FrameFollower:
                 if not headers.get(name, "").startswith(want):
                     return self._fail(f"header {name}: {headers.get(name)!r}, want {want!r}")
             chunked = headers.get("transfer-encoding", "").lower() == "chunked"
+            # The stream is registered with its session before its head is sent.
+            self.first_byte = time.perf_counter() - t0
+            self.ready.set()
             self._read_body(sock, raw, chunked, t0)
         except (OSError, ValueError) as e:
             self._fail(f"{type(e).__name__}: {e}")
@@ -372,12 +375,10 @@ class FrameFollower:
             self._fail(err, counted=True)
 
     def _check(self, fields, arrival, t0):
-        if "retry" in fields and "event" not in fields:
-            if fields["retry"] != ["1000"]:
-                return f"retry {fields['retry']!r}"
-            self.first_byte = arrival - t0
-            self.ready.set()
-            return None
+        if "data" not in fields:
+            return f"a block without data (retry: travels with an event): {fields!r}"
+        if "retry" in fields and fields["retry"] != ["1000"]:
+            return f"retry {fields['retry']!r}"
         kind = (fields.get("event") or ["message"])[0]
         data_text = "\n".join(fields.get("data", []))
         try:
@@ -753,7 +754,7 @@ class SheetUser(FastHttpUser):
         # Wait for the followed animation to finish playing (bounded), then check its frames.
         done = follower.join(timeout=max(0.5, self.anim_end() - self.vt) + 3 if self.anim and not watcher else 3)
         if follower.first_byte is not None:
-            STATS.lat["GET frames (to retry:)"].append(follower.first_byte)
+            STATS.lat["GET frames (to head)"].append(follower.first_byte)
         counted = follower.error if follower.error_counted else None  # counted against its event already
         problem = counted
         if problem is None and not done:

@@ -20,7 +20,7 @@ from collections import Counter, defaultdict
 
 ORDER = ["PUT session", "POST show", "POST pan began", "POST pan changed", "POST pan ended", "POST pan cancelled",
          "POST dismiss", "POST simulate (gesture)", "POST simulate (session)", "GET session", "DELETE session",
-         "GET deleted session", "GET frames (to retry:)"]
+         "GET deleted session", "GET frames (to head)"]
 KINDS = ["status", "schema", "mismatch", "replay-diff", "contract", "sse", "transport", "client"]
 
 

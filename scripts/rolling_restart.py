@@ -330,9 +330,8 @@ class Stream(threading.Thread):
         fields = parse_fields(block)
         if not fields:
             return None
-        if "retry" in fields and "event" not in fields:
+        if "retry" in fields:  # in the block of an event (the first one, or `closed`)
             self.retry = int(fields["retry"][0]) / 1000
-            return None
         kind = (fields.get("event") or ["message"])[0]
         if "id" in fields:
             self.last_id = fields["id"][0]

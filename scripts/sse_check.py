@@ -43,13 +43,16 @@ class StreamCheck:
         if len(self.problems) < 5:
             self.problems.append(what)
 
-    def event(self, block: str) -> bool:
-        """Checks one event block; True when it was the stream's opening `retry:` line."""
+    def event(self, block: str) -> None:
+        """Checks one event block. `retry:` travels in an event's block (the first one's, or
+        `closed`'s), never alone: some clients hand a block without data to the application as an
+        empty event."""
         fields = parse_fields(block)
         if not fields:
-            return False
-        if set(fields) == {"retry"}:
-            return True
+            return
+        if "data" not in fields:
+            self.problem(f"a block without data: {block!r}")
+            return
         self.events += 1
         if self.closed_at is not None:
             self.after_closed += 1
@@ -57,12 +60,12 @@ class StreamCheck:
         datas = fields.get("data", [])
         if len(datas) != 1:
             self.problem(f"`{name}` with {len(datas)} data lines: {block!r}")
-            return False
+            return
         try:
             data = json.loads(datas[0])
         except ValueError:
             self.problem(f"torn data line: {datas[0]!r}")
-            return False
+            return
         if name == "frame":
             self._frame(fields.get("id", [""])[0], data, datas[0])
         elif name in ("settled", "interrupted", "snapshot"):
@@ -78,7 +81,7 @@ class StreamCheck:
                 self.closed_reason = data.get("reason")
         else:
             self.problem(f"unknown event `{name}`")
-        return False
+        return
 
     def _frame(self, fid: str, data: dict, line: str):
         self.frames += 1

@@ -36,6 +36,10 @@ final class FrameStream: Sendable {
         var lastWrite = 0.0
         /// No more events (closed, or `once` and settled).
         var done = false
+        /// The reconnection delay (ms) still to be sent: it travels in the block of the next event,
+        /// never in a block of its own (which some clients hand to the application as an empty
+        /// event). 1000 until the first event; `close` may set another.
+        var retry: Int? = 1000
     }
 
     init(
@@ -55,9 +59,17 @@ final class FrameStream: Sendable {
 
     // MARK: Events
 
-    /// Writes one whole event; a reader too slow to keep up loses what it has not taken yet and
-    /// gets this event instead (drop to the latest frame), counted in /metrics.
-    private func send(_ bytes: [UInt8], now: Double, state s: inout State) {
+    /// Writes one whole event, with the pending `retry:` line in its block; a reader too slow to
+    /// keep up loses what it has not taken yet and gets this event instead (drop to the latest
+    /// frame), counted in /metrics.
+    private func send(_ event: [UInt8], now: Double, state s: inout State) {
+        guard let retry = s.retry else { return write(event, now: now, state: &s) }
+        s.retry = nil
+        write(Array("retry: \(retry)\n".utf8) + event, now: now, state: &s)
+    }
+
+    /// Writes bytes as they are (an event block, or a comment).
+    private func write(_ bytes: [UInt8], now: Double, state s: inout State) {
         switch http.write(bytes) {
         case .written: break
         case .overflow:
@@ -94,13 +106,14 @@ final class FrameStream: Sendable {
         }
     }
 
-    private func snapshotEvent(_ name: StaticString, _ snapshot: SheetSnapshot) -> [UInt8] {
-        Self.event(name, id: nil) { w in Wire.snapshot(id: sessionID, profile: profile, snapshot, into: &w) }
+    private func snapshotEvent(_ name: StaticString, _ snapshot: SheetSnapshot, id: String? = nil) -> [UInt8] {
+        Self.event(name, id: id) { w in Wire.snapshot(id: sessionID, profile: profile, snapshot, into: &w) }
     }
 
-    /// The opening lines: the reconnection delay for EventSource.
-    func open(now: Double) {
-        state.withLock { s in send(Array("retry: 1000\n\n".utf8), now: now, state: &s) }
+    /// `settled` for animation `a`, with the id of its last frame: a client that reconnects after
+    /// it names that frame, and a `once` stream then knows the client has everything (204).
+    private func settledEvent(_ a: Animation) -> [UInt8] {
+        snapshotEvent("settled", .settled(a), id: "\(a.id):\(a.frameCount(fps: fps) - 1)")
     }
 
     /// A one-off `snapshot` event (a reconnect with an unknown Last-Event-ID).
@@ -111,7 +124,7 @@ final class FrameStream: Sendable {
     /// `settled` for an animation that ended while the client was away.
     func sendSettled(_ a: Animation, now: Double) {
         state.withLock { s in
-            send(snapshotEvent("settled", .settled(a)), now: now, state: &s)
+            send(settledEvent(a), now: now, state: &s)
             if once { finish(&s) }
         }
     }
@@ -131,7 +144,7 @@ final class FrameStream: Sendable {
                     // It ended on the session's clock before this one began (the stream was still
                     // behind it, e.g. a client-clock session ahead of the server): close it
                     // properly so no animation ends without `settled` or `interrupted`.
-                    send(snapshotEvent("settled", .settled(running)), now: now, state: &s)
+                    send(settledEvent(running), now: now, state: &s)
                 }
             }
             s.animation = a
@@ -140,7 +153,7 @@ final class FrameStream: Sendable {
             let last = a.frameCount(fps: fps) - 1
             if let k = after, k >= last {
                 // The client has every frame: only `settled` is left.
-                send(snapshotEvent("settled", .settled(a)), now: now, state: &s)
+                send(settledEvent(a), now: now, state: &s)
                 s.animation = nil
                 if once { finish(&s) }
                 return nil
@@ -168,7 +181,7 @@ final class FrameStream: Sendable {
         send(frameEvent(a, k), now: now, state: &s)
         metrics.framesSent.increment()
         if k >= last {
-            send(snapshotEvent("settled", .settled(a)), now: now, state: &s)
+            send(settledEvent(a), now: now, state: &s)
             s.animation = nil
             if once { finish(&s) }
             return
@@ -216,7 +229,7 @@ final class FrameStream: Sendable {
         let again: Double? = state.withLock { s in
             guard !s.done, !http.isClosed else { return nil }
             if now - s.lastWrite >= interval - 1e-3 {
-                send(Array(": keep-alive\n\n".utf8), now: now, state: &s)
+                write(Array(": keep-alive\n\n".utf8), now: now, state: &s)
             }
             return s.lastWrite + interval
         }
@@ -224,11 +237,12 @@ final class FrameStream: Sendable {
     }
 
     /// `closed` (the session ended or the server drains), then the end of the body. `retry`:
-    /// milliseconds an EventSource should wait before reconnecting (sent first, when given).
+    /// milliseconds an EventSource should wait before reconnecting (in the `closed` block, when
+    /// given).
     func close(reason: String, now: Double, retry: Int? = nil) {
         state.withLock { s in
             guard !s.done else { return }
-            if let retry { send(Array("retry: \(retry)\n\n".utf8), now: now, state: &s) }
+            if let retry { s.retry = retry }
             send(
                 Self.event("closed", id: nil) { w in
                     w.beginObject()

@@ -173,7 +173,7 @@ extension ServiceIntegration.StoreTests {
             let closed = try #require(events.last)
             #expect(closed.type == "closed")
             #expect(closed.json?["reason"] as? String == "moved")
-            #expect(events.contains { $0.retry == 250 })
+            #expect(closed.retry == 250, "the retry travels in the `closed` block: \(closed)")
         }
     }
 }

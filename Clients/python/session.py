@@ -1,0 +1,168 @@
+"""A whole sheetd session driven through the client openapi-python-client makes from openapi.yaml.
+
+    openapi-python-client generate --path openapi.yaml --output-path sheetd_client --meta none \
+        --config Clients/python/config.yaml
+    python3 Clients/python/session.py http://127.0.0.1:8080 [DIR holding sheetd_client]
+
+Every preset is created with options, shown, dragged (began, changed, ended), its snap and
+animation read typed and its frames streamed (parsed with sseclient-py); then a simulation, the
+metrics and the spec. Every typed answer is encoded again (`to_dict()`) and compared with the raw
+JSON sheetd sent, nulls included, and no member may be left untyped (kept only as
+`additional_properties`): a field the typed client lost fails the run. `run()` returns the
+(passed, failed) checks, printing `ok …` or `FAIL …` for each.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import attrs
+import sseclient
+
+
+def lost(sent, again, path=""):
+    """Where `again` (a typed value encoded again) differs from `sent` (what sheetd sent)."""
+    if isinstance(sent, dict) and isinstance(again, dict):
+        out = [f"{path}/{k}: not sent, but encoded" for k in again.keys() - sent.keys()]
+        out += [f"{path}/{k}: lost (sent {json.dumps(sent[k])[:80]})" for k in sent.keys() - again.keys()]
+        for k in sent.keys() & again.keys():
+            out += lost(sent[k], again[k], f"{path}/{k}")
+        return out
+    if isinstance(sent, list) and isinstance(again, list):
+        if len(sent) != len(again):
+            return [f"{path}: {len(sent)} items sent, {len(again)} typed"]
+        return [d for i, (x, y) in enumerate(zip(sent, again)) for d in lost(x, y, f"{path}[{i}]")]
+    if isinstance(sent, bool) or isinstance(again, bool):
+        return [] if sent is again else [f"{path}: sent {sent!r}, typed {again!r}"]
+    return [] if sent == again else [f"{path}: sent {sent!r}, typed {again!r}"]
+
+
+def untyped(value, path=""):
+    """Members the typed value holds only as `additional_properties` (not in the schema), where
+    its schema has members of its own: they survive `to_dict()`, but nothing types them."""
+    if attrs.has(type(value)):
+        names = [f.name for f in attrs.fields(type(value)) if f.name != "additional_properties"]
+        extra = getattr(value, "additional_properties", {})
+        out = [f"{path}: untyped {sorted(extra)}"] if names and extra else []
+        for name in names:
+            out += untyped(getattr(value, name), f"{path}/{name}")
+        for key, item in extra.items():
+            out += untyped(item, f"{path}/{key}")
+        return out
+    if isinstance(value, list):
+        return [d for i, item in enumerate(value) for d in untyped(item, f"{path}[{i}]")]
+    return []
+
+
+def run(base: str) -> tuple[int, int]:
+    # The generated package, imported here so the caller decides where it was generated.
+    from sheetd_client import Client
+    from sheetd_client.api.frames import stream_frames
+    from sheetd_client.api.meta import metrics, openapi
+    from sheetd_client.api.sessions import create_session, delete_session, get_session, pan, show
+    from sheetd_client.api.simulate import simulate
+    from sheetd_client import models as m
+
+    counts = [0, 0]
+
+    def check(ok, what, why=""):
+        counts[0 if ok else 1] += 1
+        print(("ok   " if ok else "FAIL ") + what + ("" if ok else f": {why}"))
+
+    def typed(what, response, want=200):
+        """The parsed answer of `response`, after checking its status and its round trip."""
+        if response.status_code != want:
+            check(False, f"{what}: status {want}", f"{response.status_code} {response.content[:300]!r}")
+            return None
+        differences = lost(json.loads(response.content), response.parsed.to_dict()) + untyped(response.parsed)
+        check(not differences, f"{what}: every field survives the typed round trip", "; ".join(differences[:5]))
+        return response.parsed
+
+    client = Client(base_url=base, raise_on_unexpected_status=True)
+    # (preset, its typed configuration, what the typed snapshot must echo)
+    rows = [
+        ("facebook", m.FacebookConfig(preset=m.FacebookConfigPreset.FACEBOOK,
+                                      options=m.FacebookOptions(expanded_offset=60)),
+         lambda s: isinstance(s, m.FacebookSnapshot) and s.options.expanded_offset == 60),
+        ("twitter", m.TwitterConfig(preset=m.TwitterConfigPreset.TWITTER,
+                                    options=m.TwitterOptions(card_height_ratio=0.6, max_dim_alpha=0.5)),
+         lambda s: isinstance(s, m.TwitterSnapshot) and s.options.card_height_ratio == 0.6),
+        ("glide", m.GlideConfig(preset=m.GlideConfigPreset.GLIDE, options=m.GlideOptions(
+            segmented=False, concrete_dimension=m.GlideOptionsConcreteDimensionCustom(custom=500))),
+         lambda s: isinstance(s, m.GlideSnapshot) and s.options.segmented is False
+         and isinstance(s.options.concrete_dimension, m.GlideOptionsConcreteDimensionCustom)
+         and s.options.concrete_dimension.custom == 500),
+        ("transition", m.TransitionConfig(preset=m.TransitionConfigPreset.TRANSITION,
+                                          options=m.TransitionOptions(mini_height=80, finish_threshold=None)),
+         lambda s: isinstance(s, m.TransitionSnapshot) and s.options.mini_height == 80
+         and s.options.finish_threshold is None),
+        ("swipeCell", m.SwipeCellConfig(preset=m.SwipeCellConfigPreset.SWIPECELL,
+                                        options=m.SwipeCellOptions(swipe_distance=120)),
+         lambda s: isinstance(s, m.SwipeCellSnapshot) and s.options.swipe_distance == 120),
+        ("fluid", m.FluidConfig(preset=m.FluidConfigPreset.FLUID, options=m.FluidOptions(
+            detents=m.FluidOptionsDetents.from_dict(
+                {"full": {"fromTop": 18}, "half": {"fraction": 0.5}, "peek": {"height": 120}}),
+            hideable=False, max_dim_alpha=0.4)),
+         lambda s: isinstance(s, m.FluidSnapshot) and "peek" in s.detents.additional_properties
+         and "hidden" not in s.detents.additional_properties and s.options.hideable is False),
+    ]
+    for preset, config, echoes in rows:
+        created = typed(f"{preset}: created snapshot", create_session.sync_detailed(client=client, body=config), 201)
+        if created is None:
+            continue
+        check(echoes(created), f"{preset}: the typed snapshot has the options sent", repr(created)[:300])
+        sid = created.id
+        shown = typed(f"{preset}: show result", show.sync_detailed(sid, client=client, body=m.ShowRequest()))
+        check(shown is not None and isinstance(shown.snap, m.Snap) and isinstance(shown.animation, m.Animation),
+              f"{preset}: show answers a typed snap and animation", repr(shown)[:300])
+        # The show animation runs: an instant `once` stream sends its frames and `settled`, then ends.
+        stream = stream_frames.sync_detailed(sid, client=client, fps=60, pace=m.StreamFramesPace.INSTANT, once=True)
+        events = list(sseclient.SSEClient(iter([stream.parsed.encode()])).events()) if stream.status_code == 200 else []
+        frames = [m.Frame.from_dict(json.loads(e.data)) for e in events if e.event == "frame"]
+        check(bool(frames) and all(e.id == f"{f.animation}:{f.index}" for e, f in zip(
+            [e for e in events if e.event == "frame"], frames)),
+            f"{preset}: the stream is text; {len(frames)} typed frames with ids n:k", f"{stream.status_code} {events[:3]}")
+        check(bool(events) and events[-1].event == "settled" and m.SnapshotCommon.from_dict(json.loads(events[-1].data)),
+              f"{preset}: the stream ends with a typed settled snapshot", repr(events[-1:]))
+        began = typed(f"{preset}: began result", pan.sync_detailed(sid, client=client, body=m.PanEvent(phase=m.PanPhase.BEGAN)))
+        check(began is not None and isinstance(began.drag, m.DragSegment) and isinstance(began.drag_law, m.DragLaw),
+              f"{preset}: began answers the segment and the drag law", repr(began)[:300])
+        changed = typed(f"{preset}: changed result",
+                        pan.sync_detailed(sid, client=client, body=m.PanEvent(phase=m.PanPhase.CHANGED, translation=60)))
+        ended = typed(f"{preset}: ended result", pan.sync_detailed(
+            sid, client=client, body=m.PanEvent(phase=m.PanPhase.ENDED, translation=60, velocity=-900)))
+        # A transition drag that reaches its finish threshold is over on `changed`, which answers
+        # the animation; the release then changes nothing.
+        release = ended if ended is None or ended.animation is not None or changed is None else changed
+        check(release is not None and isinstance(release.snap, m.Snap)
+              and isinstance(release.animation, m.Animation),
+              f"{preset}: the release answers a typed snap and animation", repr(ended)[:300])
+        typed(f"{preset}: GET snapshot", get_session.sync_detailed(sid, client=client))
+        check(delete_session.sync_detailed(sid, client=client).status_code == 204, f"{preset}: deleted")
+
+    simulated = typed("simulate response", simulate.sync_detailed(client=client, body=m.SimulateRequest(
+        config=m.FacebookConfig(initial_detent="normal"),
+        events=[m.SimPanEvent(time=0, phase=m.PanPhase.BEGAN),
+                m.SimPanEvent(time=0.05, phase=m.PanPhase.CHANGED, translation=-100),
+                m.SimPanEvent(time=0.1, phase=m.PanPhase.ENDED, translation=-248.5),
+                m.SimShowEvent(type_=m.SimShowEventType.SHOW, time=1, detent="normal"),
+                m.SimDismissEvent(type_=m.SimDismissEventType.DISMISS, time=2)],
+        fps=10)))
+    check(simulated is not None and len(simulated.results) == 5 and simulated.animation.detent == "hidden",
+          "simulate: typed results and last animation", repr(simulated)[:300])
+    text = metrics.sync_detailed(client=client)
+    check(text.status_code == 200 and isinstance(text.parsed, str) and "# TYPE" in text.parsed,
+          "metrics: Prometheus text, parsed as the str it is", repr(text.parsed)[:100])
+    spec = openapi.sync_detailed(client=client)
+    check(spec.status_code == 200 and isinstance(spec.parsed, str) and spec.parsed.startswith("openapi: 3.1"),
+          "openapi.yaml: the spec, parsed as text (application/yaml read as text, config.yaml)", repr(spec.parsed)[:100])
+    return counts[0], counts[1]
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 2:
+        sys.path.insert(0, sys.argv[2])
+    passed, failed = run(sys.argv[1])
+    print(f"python-client: {passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)

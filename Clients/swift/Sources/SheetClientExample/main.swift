@@ -1,0 +1,357 @@
+// A whole sheetd session driven through the client that swift-openapi-generator makes from the
+// repository's openapi.yaml (the build plugin; async-http-client, so frame streams stream):
+// every preset created with options, shown, dragged (began, changed, ended), its snap and
+// animation read typed, its frames streamed, and a simulation. Every typed answer is encoded
+// again and compared with the raw JSON sheetd sent: a field the typed client lost fails the run.
+//
+//     swift run --package-path Clients/swift SheetClientExample PORT [HOST]
+//
+// Prints `ok …` or `FAIL …` per check and last `swift-client: N passed, M failed`; exits 1 on a
+// failure.
+
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import OpenAPIAsyncHTTPClient
+import OpenAPIRuntime
+
+/// Any JSON value, to compare raw answers with typed values encoded again.
+indirect enum JSON: Decodable, Equatable, CustomStringConvertible {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSON])
+    case object([String: JSON])
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() {
+            self = .null
+        } else if let b = try? c.decode(Bool.self) {
+            self = .bool(b)
+        } else if let n = try? c.decode(Double.self) {
+            self = .number(n)
+        } else if let s = try? c.decode(String.self) {
+            self = .string(s)
+        } else if let a = try? c.decode([JSON].self) {
+            self = .array(a)
+        } else {
+            self = .object(try c.decode([String: JSON].self))
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .null: "null"
+        case .bool(let b): "\(b)"
+        case .number(let n): "\(n)"
+        case .string(let s): "\"\(s)\""
+        case .array(let a): "[\(a.map(\.description).joined(separator: ","))]"
+        case .object(let o): "{\(o.keys.sorted().map { "\($0):\(o[$0]!)" }.joined(separator: ","))}"
+        }
+    }
+
+    /// Where `typed` (a typed value encoded again) differs from `self` (what sheetd sent). A
+    /// member sent as null may be absent from `typed`: Swift's Codable encodes nil by leaving the
+    /// key out, which carries the same (no) value.
+    func lost(in typed: JSON, at path: String = "") -> [String] {
+        switch (self, typed) {
+        case let (.object(raw), .object(again)):
+            var out = again.keys.filter { raw[$0] == nil }.map { "\(path)/\($0): not sent, but encoded" }
+            for (key, value) in raw {
+                if let other = again[key] {
+                    out += value.lost(in: other, at: "\(path)/\(key)")
+                } else if value != .null {
+                    out.append("\(path)/\(key): lost (sent \(value))")
+                }
+            }
+            return out
+        case let (.array(raw), .array(again)):
+            guard raw.count == again.count else { return ["\(path): \(raw.count) items sent, \(again.count) typed"] }
+            return zip(raw, again).enumerated().flatMap { i, pair in pair.0.lost(in: pair.1, at: "\(path)[\(i)]") }
+        default:
+            return self == typed ? [] : ["\(path): sent \(self), typed \(typed)"]
+        }
+    }
+}
+
+/// The raw body of the last answer of every operation but the stream, kept by `RawBodies`.
+actor RawStore {
+    private(set) var last: [String: [UInt8]] = [:]
+    func keep(_ bytes: [UInt8], for operation: String) { last[operation] = bytes }
+}
+
+/// Reads every answer's body whole (frame streams excepted), keeps a copy and passes it on.
+struct RawBodies: ClientMiddleware {
+    let store: RawStore
+
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        let (response, responseBody) = try await next(request, body, baseURL)
+        guard operationID != "streamFrames", let responseBody else { return (response, responseBody) }
+        let bytes = try await [UInt8](collecting: responseBody, upTo: 4 << 20)
+        await store.keep(bytes, for: operationID)
+        return (response, HTTPBody(bytes))
+    }
+}
+
+/// The checks of the run and their outcome.
+actor Report {
+    private(set) var passed = 0
+    private(set) var failed = 0
+
+    func check(_ ok: Bool, _ what: String, _ why: String = "") {
+        if ok {
+            passed += 1
+            print("ok   \(what)")
+        } else {
+            failed += 1
+            print("FAIL \(what): \(why)")
+        }
+    }
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 2 else {
+    print("usage: SheetClientExample PORT [HOST]")
+    exit(2)
+}
+let report = Report()
+let raw = RawStore()
+let serverURL = try Servers.Server1.url(host: arguments.count > 2 ? arguments[2] : "127.0.0.1", port: arguments[1])
+let client = Client(serverURL: serverURL, transport: AsyncHTTPClientTransport(), middlewares: [RawBodies(store: raw)])
+
+/// Compares the typed `value` of operation `operation`'s last answer, encoded again, with the raw
+/// JSON sheetd sent.
+@MainActor func roundTrip(_ what: String, _ value: some Encodable, operation: String) async throws {
+    let sent = try JSONDecoder().decode(JSON.self, from: Data(await raw.last[operation] ?? []))
+    let again = try JSONDecoder().decode(JSON.self, from: JSONEncoder().encode(value))
+    let lost = sent.lost(in: again)
+    await report.check(
+        lost.isEmpty, "\(what): every field survives the typed round trip", lost.prefix(5).joined(separator: "; "))
+}
+
+typealias Schemas = Components.Schemas
+
+/// One preset's session: its configuration (with options) and what the snapshot must echo.
+struct Row {
+    let preset: String
+    let config: Schemas.SessionConfig
+    /// The typed snapshot shows the options that were sent.
+    let echoes: @Sendable (Schemas.Snapshot) -> Bool
+}
+
+let rows: [Row] = [
+    Row(
+        preset: "facebook",
+        config: .facebook(.init(preset: .facebook, options: .init(expandedOffset: 60), clock: .server)),
+        echoes: { if case .facebook(let s) = $0 { s.value2.options.expandedOffset == 60 } else { false } }),
+    Row(
+        preset: "twitter",
+        config: .twitter(.init(preset: .twitter, options: .init(cardHeightRatio: 0.6, maxDimAlpha: 0.5))),
+        echoes: {
+            if case .twitter(let s) = $0 {
+                s.value2.options.cardHeightRatio == 0.6 && s.value2.options.maxDimAlpha == 0.5
+            } else {
+                false
+            }
+        }),
+    Row(
+        preset: "glide",
+        config: .glide(
+            .init(preset: .glide, options: .init(segmented: false, concreteDimension: .case2(.init(custom: 500))))),
+        echoes: {
+            if case .glide(let s) = $0 {
+                s.value2.options.segmented == false && s.value2.options.concreteDimension == .case2(.init(custom: 500))
+            } else {
+                false
+            }
+        }),
+    Row(
+        preset: "transition",
+        config: .transition(.init(preset: .transition, options: .init(miniHeight: 80, finishThreshold: 0.9))),
+        echoes: {
+            if case .transition(let s) = $0 {
+                s.value2.options.miniHeight == 80 && s.value2.options.finishThreshold == 0.9
+            } else {
+                false
+            }
+        }),
+    Row(
+        preset: "swipeCell",
+        config: .swipeCell(.init(preset: .swipeCell, options: .init(swipeDistance: 120))),
+        echoes: { if case .swipeCell(let s) = $0 { s.value2.options.swipeDistance == 120 } else { false } }),
+    Row(
+        preset: "fluid",
+        config: .fluid(
+            .init(
+                preset: .fluid,
+                options: .init(
+                    detents: .init(additionalProperties: [
+                        "full": .case1(.init(fromTop: 18)), "half": .case2(.init(fraction: 0.5)),
+                        "peek": .case3(.init(height: 120)),
+                    ]), hideable: false, maxDimAlpha: 0.4))),
+        echoes: {
+            if case .fluid(let s) = $0 {
+                s.value2.options.detents?.additionalProperties["peek"] == .case3(.init(height: 120))
+                    && s.value2.options.hideable == false && s.value1.detents.additionalProperties["hidden"] == nil
+            } else {
+                false
+            }
+        }),
+]
+
+/// The session id of a typed snapshot, whatever its preset.
+func sessionID(_ snapshot: Schemas.Snapshot) -> String? {
+    switch snapshot {
+    case .facebook(let s): s.value1.id
+    case .twitter(let s): s.value1.id
+    case .glide(let s): s.value1.id
+    case .transition(let s): s.value1.id
+    case .swipeCell(let s): s.value1.id
+    case .fluid(let s): s.value1.id
+    }
+}
+
+/// A pan event's typed result.
+@MainActor func pan(_ id: String, _ event: Schemas.PanEvent) async throws -> Schemas.Result {
+    try await client.pan(path: .init(id: id), body: .json(.PanEvent(event))).ok.body.json
+}
+
+for row in rows {
+    let created = try await client.createSession(body: .json(row.config)).created.body.json
+    await report.check(row.echoes(created), "\(row.preset): the typed snapshot has the options sent", "\(created)")
+    try await roundTrip("\(row.preset): created snapshot", created, operation: "createSession")
+    guard let id = sessionID(created) else {
+        await report.check(false, "\(row.preset): the snapshot names its session", "\(created)")
+        continue
+    }
+
+    // Show, then stream: the stream is opened while the show animation runs (or after), and a
+    // drag follows; `once` ends it after the first animation it sees settles.
+    let shown = try await client.show(path: .init(id: id), body: .json(.init())).ok.body.json
+    await report.check(
+        shown.snap != nil && shown.animation != nil, "\(row.preset): show answers a typed snap and animation",
+        "\(shown)")
+    try await roundTrip("\(row.preset): show result", shown, operation: "show")
+
+    let stream = try await client.streamFrames(
+        path: .init(id: id), query: .init(fps: 60, pace: .instant, once: true)
+    ).ok.body.textEventStream
+
+    let began = try await pan(id, .init(phase: .began))
+    await report.check(
+        began.drag != nil && began.dragLaw != nil, "\(row.preset): began answers the segment and the drag law",
+        "\(began)")
+    try await roundTrip("\(row.preset): began result", began, operation: "pan")
+    // Down by 60 and released upward: every preset animates back to a detent.
+    let changed = try await pan(id, .init(phase: .changed, translation: 60))
+    try await roundTrip("\(row.preset): changed result", changed, operation: "pan")
+    let ended = try await pan(id, .init(phase: .ended, translation: 60, velocity: -900))
+    // A transition drag that reaches its finish threshold is over on `changed`, which answers the
+    // animation; the release then changes nothing.
+    let release = ended.animation == nil ? changed : ended
+    await report.check(
+        release.snap != nil && release.animation != nil,
+        "\(row.preset): the release answers a typed snap and animation",
+        "\(ended)")
+    try await roundTrip("\(row.preset): ended result", ended, operation: "pan")
+
+    // The frames: every event has data (no block of its own for `retry:`), frames decode as
+    // `Frame` with ids n:k in order, and the stream ends with `settled`, a typed `Snapshot`.
+    var frames: [Schemas.Frame] = []
+    var last: (event: String?, data: String?) = (nil, nil)
+    var emptyEvents = 0
+    var retries: [Int64] = []
+    var badIDs = 0
+    for try await event in stream.asDecodedServerSentEvents() {
+        if let retry = event.retry { retries.append(retry) }
+        guard let data = event.data else {
+            emptyEvents += 1
+            continue
+        }
+        last = (event.event, data)
+        if event.event == "frame" {
+            let frame = try JSONDecoder().decode(Schemas.Frame.self, from: Data(data.utf8))
+            if event.id != "\(frame.animation):\(frame.index)"
+                || frame.index != (frames.last.map { $0.index + 1 } ?? frame.index)
+            {
+                badIDs += 1
+            }
+            frames.append(frame)
+        }
+    }
+    await report.check(emptyEvents == 0, "\(row.preset): the stream has no event without data", "\(emptyEvents) empty")
+    await report.check(retries == [1000], "\(row.preset): retry: 1000 came once, with an event", "\(retries)")
+    await report.check(
+        !frames.isEmpty && badIDs == 0, "\(row.preset): \(frames.count) typed frames, ids n:k in order",
+        "\(badIDs) out of order")
+    let settled = last.data.flatMap { try? JSONDecoder().decode(Schemas.Snapshot.self, from: Data($0.utf8)) }
+    await report.check(
+        last.event == "settled" && settled != nil, "\(row.preset): the stream ends with a typed settled snapshot")
+
+    let read = try await client.getSession(path: .init(id: id)).ok.body.json
+    try await roundTrip("\(row.preset): GET snapshot", read, operation: "getSession")
+    _ = try await client.deleteSession(path: .init(id: id)).noContent
+}
+
+// A live stream: with async-http-client the events arrive while the stream stays open (a
+// transport that buffers the body, as URLSession does on Linux, hands over nothing until the
+// stream ends, and this one ends only when the session is deleted, after the check).
+let watched = try await client.createSession(body: .json(.facebook(.init()))).created.body.json
+if let id = sessionID(watched) {
+    let live = try await client.streamFrames(path: .init(id: id), query: .init(fps: 60, pace: .realtime)).ok.body
+        .textEventStream
+    _ = try await client.show(path: .init(id: id), body: .json(.init())).ok.body.json
+    let streamed = try await withThrowingTaskGroup(of: Bool.self) { group in
+        group.addTask {
+            for try await event in live.asDecodedServerSentEvents() where event.event == "settled" { return true }
+            return false
+        }
+        group.addTask {
+            try await Task.sleep(for: .seconds(10))
+            return false
+        }
+        let first = try await group.next() ?? false
+        // Deleting the session ends the stream (`closed`), so the reader finishes either way.
+        _ = try await client.deleteSession(path: .init(id: id)).noContent
+        group.cancelAll()
+        return first
+    }
+    await report.check(streamed, "a realtime stream that stays open delivers its frames and settled as they happen")
+}
+
+// A simulation: the typed events (one schema per type), its results and final snapshot.
+let simulated = try await client.simulate(
+    body: .json(
+        .init(
+            config: .facebook(.init(preset: .facebook, initialDetent: "normal")),
+            events: [
+                .pan(.init(_type: .pan, time: 0, phase: .began)),
+                .pan(.init(_type: .pan, time: 0.05, phase: .changed, translation: -100)),
+                .pan(.init(_type: .pan, time: 0.1, phase: .ended, translation: -248.5)),
+                .show(.init(_type: .show, time: 1, detent: "normal")),
+                .dismiss(.init(_type: .dismiss, time: 2)),
+            ], fps: 10))
+).ok.body.json
+await report.check(
+    simulated.results.count == 5 && simulated.animation?.detent == "hidden",
+    "simulate: typed results and last animation",
+    "\(simulated)")
+try await roundTrip("simulate response", simulated, operation: "simulate")
+
+// The metrics and the spec, as the text they are sent as.
+let metrics = try await client.metrics().ok.body.textPlainCharsetUtf8Version_0_0_4
+let metricsText = try await String(collecting: metrics, upTo: 1 << 20)
+await report.check(metricsText.contains("# TYPE"), "metrics: Prometheus text under its declared media type")
+let spec = try await client.openapi().ok.body.yaml
+let specText = try await String(collecting: spec, upTo: 1 << 22)
+await report.check(specText.hasPrefix("openapi: 3.1"), "openapi.yaml: the spec under application/yaml")
+
+let passed = await report.passed
+let failed = await report.failed
+print("swift-client: \(passed) passed, \(failed) failed")
+exit(failed == 0 ? 0 : 1)
