@@ -19,6 +19,9 @@ struct RequestTrace: Sendable {
     var traceID: String?
     /// The session the request's path names, once routed.
     var sessionID: String?
+    /// The access-log record, set only while its line is logged: the JSON handler writes its
+    /// fields into the line, the metadata provider hands it to other handlers as `access`.
+    var access: AccessRecord?
 
     /// The longest `X-Request-Id` taken from a client, in bytes (a UUID is 36, nginx's
     /// `$request_id` 32; longer is someone else's format, or an attack on the log).
@@ -78,42 +81,51 @@ struct RequestTrace: Sendable {
     /// processes rarely collide), "-", and a counter in hex. Up to 15 bytes (a counter below
     /// 16^6) it is a small String, stored inline: no allocation.
     static func generatedID() -> String {
-        let n = counter.wrappingAdd(1, ordering: .relaxed).oldValue
-        return prefix + String(n, radix: 16)
+        var n = counter.wrappingAdd(1, ordering: .relaxed).oldValue
+        var count = 1
+        while n >> (4 * UInt64(count)) != 0 { count += 1 }
+        // Written into the string's own storage (String(_:radix:) and + cost ≈ 1 % of a request).
+        return String(unsafeUninitializedCapacity: 9 + count) { buffer in
+            for (i, byte) in prefix.enumerated() { buffer[i] = byte }
+            for i in stride(from: 8 + count, through: 9, by: -1) {
+                buffer[i] = hexDigits[Int(n & 15)]
+                n >>= 4
+            }
+            return 9 + count
+        }
     }
 
-    private static let prefix: String = {
-        let digits = String(UInt32.random(in: .min ... .max), radix: 16)
-        return String(repeating: "0", count: 8 - digits.count) + digits + "-"
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+    /// 8 hex digits drawn once, and "-".
+    private static let prefix: [UInt8] = {
+        let random = UInt32.random(in: .min ... .max)
+        return (0..<8).map { hexDigits[Int(random >> (28 - 4 * UInt32($0)) & 15)] } + [UInt8(ascii: "-")]
     }()
     private static let counter = Atomic<UInt64>(1)
 
     // MARK: The request a thread is answering
 
-    /// The trace of the request the calling thread is answering (nil between requests). Each
-    /// libmicrohttpd thread answers one request at a time, start to end, so a thread-local is
-    /// exact; other threads (the frame pacer, the store's writer) see nil.
-    static var current: RequestTrace? {
-        get { TraceSlot.mine.trace }
-        set { TraceSlot.mine.trace = newValue }
-    }
-
     /// The metadata every log line gets from the request being answered on its thread:
-    /// request_id, and trace_id and session_id when there are any.
+    /// request_id, and trace_id, session_id and the access record when there are any.
     static let metadataProvider = Logger.MetadataProvider {
-        guard let trace = current else { return [:] }
+        guard let trace = TraceSlot.mine.trace else { return [:] }
         var metadata: Logger.Metadata = ["request_id": .string(trace.id)]
         if let traceID = trace.traceID { metadata["trace_id"] = .string(traceID) }
         if let sessionID = trace.sessionID { metadata["session_id"] = .string(sessionID) }
+        if let access = trace.access { metadata["access"] = .stringConvertible(access) }
         return metadata
     }
 }
 
-/// One thread's current trace, reached through a pthread key (Swift has no thread-local
-/// storage of its own): allocated on a thread's first request, released when the thread ends.
-private final class TraceSlot {
+/// The trace of the request the calling thread is answering (nil between requests), reached
+/// through a pthread key (Swift has no thread-local storage of its own): allocated on a thread's
+/// first request, released when the thread ends. Each libmicrohttpd thread answers one request at
+/// a time, start to end, so a thread-local is exact; other threads (the frame pacer, the store's
+/// writer) see nil. A class, so the trace is changed in place.
+final class TraceSlot {
     var trace: RequestTrace?
 
+    /// The calling thread's slot.
     static var mine: TraceSlot {
         if let pointer = pthread_getspecific(key) {
             return Unmanaged<TraceSlot>.fromOpaque(pointer).takeUnretainedValue()

@@ -45,6 +45,8 @@ final class ServiceMetrics: Sendable {
     /// conversion: ≈ 360 instructions a request; the exposition is the same).
     private let latency: [ValueHistogram]
     let liveSessions: CoreMetrics.Gauge
+    /// The session cap (`--max-sessions`), for an alert on how near the live count is to it.
+    let maxSessions: CoreMetrics.Gauge
     let evictions: CoreMetrics.Counter
     let animationsStarted: CoreMetrics.Counter
     let sessionsCreated: CoreMetrics.Counter
@@ -88,6 +90,7 @@ final class ServiceMetrics: Sendable {
                 descriptor: latencyName, labels: [("route", route.template)], buckets: latencyBuckets)
         }
         liveSessions = CoreMetrics.Gauge(label: "sheetd_sessions_live", factory: factory)
+        maxSessions = CoreMetrics.Gauge(label: "sheetd_sessions_max", factory: factory)
         evictions = CoreMetrics.Counter(label: "sheetd_sessions_evicted_total", factory: factory)
         sessionsCreated = CoreMetrics.Counter(label: "sheetd_sessions_created_total", factory: factory)
         animationsStarted = CoreMetrics.Counter(label: "sheetd_animations_started_total", factory: factory)

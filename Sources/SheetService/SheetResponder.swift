@@ -34,6 +34,7 @@ package final class SheetResponder: HTTPResponder {
         self.configuration = configuration
         self.store = SessionStore(capacity: configuration.maxSessions)
         self.metrics = ServiceMetrics()
+        metrics.maxSessions.record(configuration.maxSessions)
         self.clock = clock
         self.logger = logger
         self.logsEveryAnswer = logger.logLevel <= .debug
@@ -70,10 +71,11 @@ package final class SheetResponder: HTTPResponder {
         let matched = try? Self.match(head)
         let route = matched?.0 ?? .unmatched
         metrics.record(route: route, status: refusal.status, nanoseconds: 0)
-        RequestTrace.current = RequestTrace(head.headers)
-        defer { RequestTrace.current = nil }
-        RequestTrace.current?.sessionID = matched?.1
-        finish(&refusal, head, route: route, nanoseconds: 0)
+        let slot = TraceSlot.mine
+        slot.trace = RequestTrace(head.headers)
+        defer { slot.trace = nil }
+        slot.trace?.sessionID = matched?.1
+        finish(&refusal, head, route: route, nanoseconds: 0, slot)
         return refusal
     }
 
@@ -200,15 +202,16 @@ package final class SheetResponder: HTTPResponder {
 
     package func respond(to request: HTTPRequest) -> HTTPResponse {
         // Every line logged while answering carries the request's id (RequestTrace.metadataProvider).
-        RequestTrace.current = RequestTrace(request.headers)
-        defer { RequestTrace.current = nil }
+        let slot = TraceSlot.mine
+        slot.trace = RequestTrace(request.headers)
+        defer { slot.trace = nil }
         let origin = request.headers["origin"]
         var route = Route.unmatched
         var response: HTTPResponse
         do {
             let (matched, id) = try Self.match(request.head)
             route = matched
-            if let id { RequestTrace.current?.sessionID = id }
+            if let id { slot.trace?.sessionID = id }
             if apiKey != nil || configuration.sessionTokens, request.method != "OPTIONS" {
                 try authorize(route, id: id, request)
             }
@@ -222,14 +225,16 @@ package final class SheetResponder: HTTPResponder {
         let (seconds, attoseconds) = (ContinuousClock.now - request.receivedAt).components
         let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
         metrics.record(route: route, status: response.status, nanoseconds: nanoseconds)
-        finish(&response, request.head, route: route, nanoseconds: nanoseconds)
+        finish(&response, request.head, route: route, nanoseconds: nanoseconds, slot)
         return response
     }
 
     /// What every answer gets on its way out, `respond`'s and `screen`'s refusals alike: the
     /// request id echoed, the access-log line (when on), and a line for a failure.
-    private func finish(_ response: inout HTTPResponse, _ head: HTTPRequestHead, route: Route, nanoseconds: Int64) {
-        if let id = RequestTrace.current?.id { response.headers.append(name: "X-Request-Id", value: id) }
+    private func finish(
+        _ response: inout HTTPResponse, _ head: HTTPRequestHead, route: Route, nanoseconds: Int64, _ slot: TraceSlot
+    ) {
+        if let id = slot.trace?.id { response.headers.append(name: "X-Request-Id", value: id) }
         if accessLog {
             let bytes: Int? =
                 switch response.body {
@@ -237,14 +242,13 @@ package final class SheetResponder: HTTPResponder {
                 case .buffer(let b): b.count
                 case .stream: nil  // a frame stream: its line is written when it opens
                 }
-            var fields: Logger.Metadata = [
-                "method": .string(head.method), "route": .string(route.template),
-                "status": .stringConvertible(response.status),
-                "duration_ms": .stringConvertible(Double(nanoseconds / 1000) / 1000),
-                "client": .string(head.client?.host ?? "-"),
-            ]
-            if let bytes { fields["bytes"] = .stringConvertible(bytes) }
-            logger.info("\(head.method) \(route.template) \(response.status)", metadata: fields)
+            // The record rides on the request's trace, as its id does: no metadata dictionary is
+            // built for the line, and the JSON handler writes the fields straight from it.
+            slot.trace?.access = AccessRecord(
+                method: head.method, route: route, status: response.status, nanoseconds: nanoseconds, bytes: bytes,
+                client: head.client)
+            logger.info("access")
+            slot.trace?.access = nil
         }
         if response.status >= 500 && response.status != 503 {
             logger.error("\(head.method) \(head.target) → \(response.status)")

@@ -134,7 +134,7 @@ struct Serve: ParsableCommand {
             { label, provider in
                 var handler: any LogHandler =
                     json
-                    ? JSONLogHandler(label: label, metadataProvider: provider)
+                    ? JSONLogHandler(label: label)  // writes the request's fields itself
                     : StreamLogHandler.standardError(label: label, metadataProvider: provider)
                 handler.logLevel = level
                 return handler
@@ -178,6 +178,7 @@ struct Serve: ParsableCommand {
         }
         done.wait()
         logger.info("sheetd stopped")
+        LogSink.standardError.flush()
         _ = sources
     }
 }

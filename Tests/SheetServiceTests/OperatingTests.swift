@@ -19,9 +19,9 @@ private final class LogCapture: Sendable {
     /// A logger writing JSON lines here, with the request metadata every line of a request gets.
     func logger(level: Logger.Level = .info) -> Logger {
         var logger = Logger(label: "sheetd") { label, _ in
-            JSONLogHandler(label: label, metadataProvider: SheetServer.logMetadataProvider) { [self] bytes in
-                raw.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) }
-            }
+            JSONLogHandler(
+                label: label,
+                sink: LogSink { [self] bytes in raw.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) } })
         }
         logger.logLevel = level
         return logger
@@ -150,7 +150,7 @@ extension ServiceIntegration.OperatingTests {
             ("client", "127.0.0.1"),
             ("level", "info"),
             ("logger", "sheetd"),
-            ("message", "POST /sessions/{id}/pan 200"),
+            ("message", "access"),
         ]
         for row in rows { #expect(line[row.field] as? String == row.expected, "\(row.field): \(line)") }
         #expect(line["status"] as? Int == 200)
