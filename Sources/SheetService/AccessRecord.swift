@@ -4,9 +4,9 @@ import MicroHTTP
 /// body bytes and client address (the request id, trace id and session id come from the
 /// request's trace, as on every line of the request).
 ///
-/// It rides on the request's trace while its line is logged: the JSON handler writes its fields
-/// straight into the line (no dictionary of them is built), text handlers get it from the metadata
-/// provider as `access` and print its description.
+/// It rides on the request's trace while its line is logged: the line handler writes its fields
+/// straight into the line (no dictionary of them is built); other handlers get it from the
+/// metadata provider as `access` and print its description.
 struct AccessRecord: CustomStringConvertible, Sendable {
     var method: String
     var route: Route
@@ -24,10 +24,9 @@ struct AccessRecord: CustomStringConvertible, Sendable {
         return String(decoding: line, as: UTF8.self)
     }
 
-    /// Appends the fields as JSON members (`"method":"POST",…`), no leading or trailing comma.
-    func appendJSONFields(to line: inout [UInt8]) { appendFields(to: &line, json: true) }
-
-    private func appendFields(to line: inout [UInt8], json: Bool) {
+    /// Appends the fields as JSON members (`"method":"POST",…`) or as `method=POST …`, with no
+    /// separator before the first or after the last.
+    func appendFields(to line: inout [UInt8], json: Bool) {
         func name(_ text: StaticString, first: Bool = false) {
             if !first { line.append(UInt8(ascii: json ? "," : " ")) }
             if json { line.append(UInt8(ascii: "\"")) }
@@ -36,23 +35,23 @@ struct AccessRecord: CustomStringConvertible, Sendable {
             line.append(UInt8(ascii: json ? ":" : "="))
         }
         func text(_ value: String) {
-            if json { JSONLogHandler.appendString(value, to: &line) } else { line.append(contentsOf: value.utf8) }
+            if json { LineLogHandler.appendString(value, to: &line) } else { line.append(contentsOf: value.utf8) }
         }
         name("method", first: true)
         text(method)
         name("route")
         text(route.template)
         name("status")
-        JSONLogHandler.appendDecimal(status, to: &line)
+        LineLogHandler.appendDecimal(status, to: &line)
         name("duration_ms")
         // Milliseconds with microsecond digits, written without a Double's formatting.
         let microseconds = Int(nanoseconds / 1000)
-        JSONLogHandler.appendDecimal(microseconds / 1000, to: &line)
+        LineLogHandler.appendDecimal(microseconds / 1000, to: &line)
         line.append(UInt8(ascii: "."))
-        JSONLogHandler.appendDecimal(microseconds % 1000, digits: 3, to: &line)
+        LineLogHandler.appendDecimal(microseconds % 1000, digits: 3, to: &line)
         if let bytes {
             name("bytes")
-            JSONLogHandler.appendDecimal(bytes, to: &line)
+            LineLogHandler.appendDecimal(bytes, to: &line)
         }
         name("client")
         if json { line.append(UInt8(ascii: "\"")) }

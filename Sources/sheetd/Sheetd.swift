@@ -89,7 +89,7 @@ struct Serve: ParsableCommand {
 
     @Option(
         help:
-            "text (swift-log's lines) or json (one object per line: timestamp, level, logger, message, the request's fields) (SHEETD_LOG_FORMAT)."
+            "text (timestamp level logger: message name=value…) or json (one object per line: timestamp, level, logger, message, the request's fields) (SHEETD_LOG_FORMAT)."
     )
     var logFormat = env("SHEETD_LOG_FORMAT") ?? "text"
 
@@ -129,16 +129,13 @@ struct Serve: ParsableCommand {
 
     func run() throws {
         let level = Logger.Level(rawValue: logLevel) ?? .info
-        let json = logFormat == "json"
-        LoggingSystem.bootstrap(
-            { label, provider in
-                var handler: any LogHandler =
-                    json
-                    ? JSONLogHandler(label: label)  // writes the request's fields itself
-                    : StreamLogHandler.standardError(label: label, metadataProvider: provider)
-                handler.logLevel = level
-                return handler
-            }, metadataProvider: SheetServer.logMetadataProvider)
+        let format = LineLogHandler.Format(rawValue: logFormat) ?? .text
+        // The handler writes the request's fields itself (no metadata provider needed).
+        LoggingSystem.bootstrap { label in
+            var handler = LineLogHandler(label: label, format: format)
+            handler.logLevel = level
+            return handler
+        }
         let logger = Logger(label: "sheetd")
         var config = ServiceConfiguration()
         config.host = host

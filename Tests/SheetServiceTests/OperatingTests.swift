@@ -17,10 +17,10 @@ private final class LogCapture: Sendable {
     let raw = Mutex<[String]>([])
 
     /// A logger writing JSON lines here, with the request metadata every line of a request gets.
-    func logger(level: Logger.Level = .info) -> Logger {
+    func logger(level: Logger.Level = .info, format: LineLogHandler.Format = .json) -> Logger {
         var logger = Logger(label: "sheetd") { label, _ in
-            JSONLogHandler(
-                label: label,
+            LineLogHandler(
+                label: label, format: format,
                 sink: LogSink { [self] bytes in raw.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) } })
         }
         logger.logLevel = level
@@ -158,6 +158,22 @@ extension ServiceIntegration.OperatingTests {
         #expect((line["duration_ms"] as? Double ?? -1) >= 0)
         let timestamp = try #require(line["timestamp"] as? String)
         #expect(timestamp.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z/) != nil, "\(timestamp)")
+        // The text format: the same fields as name=value, after the message.
+        let text = LogCapture()
+        var textConfiguration = ServiceConfiguration()
+        textConfiguration.port = 0
+        textConfiguration.accessLog = true
+        let textServer = try SheetServer(configuration: textConfiguration, logger: text.logger(format: .text))
+        try textServer.start()
+        defer { textServer.stop() }
+        _ = try HTTPConnection(port: textServer.port).request("GET", "/presets", headers: [("X-Request-Id", "t-1")])
+        let textLine = try #require(text.raw.withLock { $0 }.first { $0.contains("request_id=t-1") })
+        #expect(
+            textLine.wholeMatch(
+                of:
+                    /\d{4}-\d\d-\d\dT[\d:.]+Z info sheetd: access request_id=t-1 method=GET route=\/presets status=200 duration_ms=\d+\.\d{3} bytes=\d+ client=127\.0\.0\.1\n/
+            )
+                != nil, "\(textLine)")
         // Off by default: no access line.
         let quiet = LogCapture()
         var configuration = ServiceConfiguration()

@@ -8,26 +8,40 @@ import Synchronization
     import Darwin
 #endif
 
-/// Log lines as JSON, one object per line, for a log pipeline (Loki, Elasticsearch, …):
-/// `timestamp` (RFC 3339, UTC, microseconds), `level`, `logger` (the label), `message`; then,
-/// while a request is being answered on the thread, its `request_id`, `trace_id` and
-/// `session_id`; then the metadata: the provider's, the logger's and the line's own, in name order
-/// (a later source wins a name). Integers, floating-point numbers and booleans given as metadata
-/// stay JSON numbers and booleans. The access log's record, carried by the request's trace, is
-/// written as fields of the line.
+/// Log lines, one per event, in one of two formats:
+/// - `json`, one object per line, for a log pipeline (Loki, Elasticsearch, …): `timestamp`
+///   (RFC 3339, UTC, microseconds), `level`, `logger` (the label), `message`, then the fields;
+///   integers, floating-point numbers and booleans given as metadata stay JSON numbers and
+///   booleans;
+/// - `text`, for a person: `2026-11-25T00:45:12.123456Z info sheetd: message name=value …`.
+///
+/// The fields: while a request is being answered on the thread, its `request_id`, `trace_id` and
+/// `session_id` (and, on its access-log line, the access record's fields), read from the request's
+/// trace; then the metadata: the provider's, the logger's and the line's own, in name order (a
+/// later source wins a name).
 ///
 /// Lines go to a `LogSink`: by default standard error, buffered (see `LogSink`).
-public struct JSONLogHandler: LogHandler {
+public struct LineLogHandler: LogHandler {
+    /// How a line is written.
+    public enum Format: String, Sendable {
+        case text, json
+    }
+
     public var logLevel: Logger.Level = .info
     public var metadata: Logger.Metadata = [:]
     public var metadataProvider: Logger.MetadataProvider?
     private let label: String
+    private let format: Format
     private let sink: LogSink
 
-    /// A handler for `label` writing to `sink`. The request's fields are written whether or not
-    /// there is a provider; give one only for other metadata.
-    public init(label: String, metadataProvider: Logger.MetadataProvider? = nil, sink: LogSink = .standardError) {
+    /// A handler for `label` writing `format` lines to `sink`. The request's fields are written
+    /// whether or not there is a provider; give one only for other metadata.
+    public init(
+        label: String, format: Format = .json, metadataProvider: Logger.MetadataProvider? = nil,
+        sink: LogSink = .standardError
+    ) {
         self.label = label
+        self.format = format
         self.metadataProvider = metadataProvider
         self.sink = sink
     }
@@ -43,31 +57,45 @@ public struct JSONLogHandler: LogHandler {
 
     /// The line of `event`, appended to `line`.
     private func append(_ event: LogEvent, to line: inout [UInt8], clock: inout (second: Int, text: [UInt8])) {
-        line.append(contentsOf: #"{"timestamp":""#.utf8)
+        let json = format == .json
+        if json { line.append(contentsOf: #"{"timestamp":""#.utf8) }
         Self.appendTimestamp(&line, cache: &clock)
-        line.append(contentsOf: #"","level":""#.utf8)
-        line.append(contentsOf: event.level.rawValue.utf8)
-        line.append(contentsOf: #"","logger":"#.utf8)
-        Self.appendString(label, to: &line)
-        line.append(contentsOf: #","message":"#.utf8)
-        Self.appendString(event.message.description, to: &line)
+        if json {
+            line.append(contentsOf: #"","level":""#.utf8)
+            line.append(contentsOf: event.level.rawValue.utf8)
+            line.append(contentsOf: #"","logger":"#.utf8)
+            Self.appendString(label, to: &line)
+            line.append(contentsOf: #","message":"#.utf8)
+            Self.appendString(event.message.description, to: &line)
+        } else {
+            line.append(UInt8(ascii: " "))
+            line.append(contentsOf: event.level.rawValue.utf8)
+            line.append(UInt8(ascii: " "))
+            line.append(contentsOf: label.utf8)
+            line.append(contentsOf: ": ".utf8)
+            line.append(contentsOf: event.message.description.utf8)
+        }
+        // A field's name and its separators: ,"name": or  name=
+        func name(_ bytes: UnsafeRawBufferPointer) {
+            line.append(contentsOf: json ? #",""#.utf8 : " ".utf8)
+            line.append(contentsOf: bytes)
+            line.append(contentsOf: json ? #"":"#.utf8 : "=".utf8)
+        }
         // The request's own fields, read from its trace (a provider would build a dictionary of
         // them for every line).
         var provided = metadataProvider?.get() ?? [:]
         if let trace = TraceSlot.mine.trace {
-            func field(_ name: StaticString, _ value: String?) {
+            func field(_ key: StaticString, _ value: String?) {
                 guard let value else { return }
-                line.append(contentsOf: #",""#.utf8)
-                line.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-                line.append(contentsOf: #"":"#.utf8)
-                Self.appendString(value, to: &line)
+                name(UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+                if json { Self.appendString(value, to: &line) } else { line.append(contentsOf: value.utf8) }
             }
             field("request_id", trace.id)
             field("trace_id", trace.traceID)
             field("session_id", trace.sessionID)
             if let access = trace.access {
-                line.append(UInt8(ascii: ","))
-                access.appendJSONFields(to: &line)
+                line.append(UInt8(ascii: json ? "," : " "))
+                access.appendFields(to: &line, json: json)
             }
             if !provided.isEmpty {
                 for name in ["request_id", "trace_id", "session_id", "access"] { provided[name] = nil }
@@ -87,12 +115,11 @@ public struct JSONLogHandler: LogHandler {
             fields.merge(own) { _, new in new }
         }
         for (key, value) in fields.count > 1 ? fields.sorted(by: { $0.key < $1.key }) : Array(fields) {
-            line.append(UInt8(ascii: ","))
-            Self.appendString(key, to: &line)
-            line.append(UInt8(ascii: ":"))
-            Self.appendValue(value, to: &line)
+            var key = key
+            key.withUTF8 { name(UnsafeRawBufferPointer($0)) }
+            if json { Self.appendValue(value, to: &line) } else { line.append(contentsOf: value.description.utf8) }
         }
-        line.append(contentsOf: "}\n".utf8)
+        line.append(contentsOf: json ? "}\n".utf8 : "\n".utf8)
     }
 
     /// A metadata value: numbers and booleans bare, strings quoted, lists and dictionaries as
