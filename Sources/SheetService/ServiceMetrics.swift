@@ -131,7 +131,7 @@ final class ServiceMetrics: Sendable {
             for (name, help, value) in [
                 ("sheetd_store_written_total", "Session writes the store acknowledged.", store.written),
                 (
-                    "sheetd_store_failed_total", "Session writes the store failed (after the writer's retries).",
+                    "sheetd_store_failed_total", "Session writes dropped or refused by the store.",
                     store.failed
                 ),
             ] {
