@@ -254,3 +254,44 @@ extension ServiceIntegration.OperatingTests {
         #expect(ServiceConfiguration.automaticThreads <= ProcessInfo.processInfo.processorCount)
     }
 }
+
+/// A log handler that keeps what `SheetServer.logMetadataProvider` gives each line: what another
+/// handler (swift-log's own, or an application's) would print.
+private struct ProvidedMetadata: LogHandler {
+    final class Lines: Sendable { let all = Mutex<[[String: String]]>([]) }
+    let lines: Lines
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+    var metadataProvider: Logger.MetadataProvider? = SheetServer.logMetadataProvider
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let provided = (metadataProvider?.get() ?? [:]).mapValues { $0.description }
+        lines.all.withLock { $0.append(provided) }
+    }
+}
+
+extension ServiceIntegration.OperatingTests {
+    /// Other handlers get the request's fields, and the access record, from the metadata provider.
+    @Test func metadataProviderGivesTheRequestFields() throws {
+        let lines = ProvidedMetadata.Lines()
+        var configuration = ServiceConfiguration()
+        configuration.port = 0
+        configuration.accessLog = true
+        let handler = ProvidedMetadata(lines: lines)
+        let server = try SheetServer(configuration: configuration, logger: Logger(label: "sheetd") { _ in handler })
+        try server.start()
+        defer { server.stop() }
+        let c = try HTTPConnection(port: server.port)
+        #expect(try c.request("PUT", "/sessions/p", headers: [("X-Request-Id", "prov-1")], json: "{}").status == 201)
+        let line = try #require(lines.all.withLock { $0 }.first { $0["request_id"] == "prov-1" })
+        #expect(line["session_id"] == "p")
+        #expect(line["access"]?.hasPrefix("method=PUT route=/sessions/{id} status=201 duration_ms=") == true, "\(line)")
+        // Outside a request (this thread) there is nothing to give.
+        #expect(SheetServer.logMetadataProvider.get().isEmpty)
+    }
+}
