@@ -234,7 +234,7 @@ package final class SheetResponder: HTTPResponder {
     private func finish(
         _ response: inout HTTPResponse, _ head: HTTPRequestHead, route: Route, nanoseconds: Int64, _ slot: TraceSlot
     ) {
-        if let id = slot.trace?.id { response.headers.append(name: "X-Request-Id", value: id) }
+        if let id = slot.trace?.id { response.headers.appendKeepingVetted(name: "X-Request-Id", value: id) }
         if accessLog {
             let bytes: Int? =
                 switch response.body {
