@@ -113,4 +113,13 @@ cmhd_connection_fd(struct MHD_Connection *connection)
   return (NULL == info) ? -1 : (int) info->connect_fd;
 }
 
+/// The connection's peer address (NULL when libmicrohttpd has none).
+static inline const struct sockaddr *
+cmhd_connection_client_address(struct MHD_Connection *connection)
+{
+  const union MHD_ConnectionInfo *info =
+    MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+  return (NULL == info) ? NULL : info->client_addr;
+}
+
 #endif

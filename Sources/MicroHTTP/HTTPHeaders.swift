@@ -172,6 +172,24 @@ public struct HTTPHeaders: @unchecked Sendable, Sequence, ExpressibleByDictionar
         return copy
     }
 
+    /// Adds a field after the existing ones and, when these fields were vetted and the new one
+    /// is fit too (its name a token, its value without control characters), keeps them vetted:
+    /// for a field added to a service's constant reply headers on every answer (checking one
+    /// field here costs less than sending checks them all).
+    package mutating func appendKeepingVetted(name: String, value: String) {
+        let wasVetted = isVetted
+        append(name: name, value: value)
+        guard wasVetted else { return }
+        var name = name
+        var value = value
+        let fit = name.withUTF8 { n in
+            value.withUTF8 { v in
+                Self.isToken(UnsafeRawBufferPointer(n)) && Self.isFieldValue(UnsafeRawBufferPointer(v))
+            }
+        }
+        if fit { storage.withUnsafeMutablePointerToHeader { $0.pointee.vetted = true } }
+    }
+
     /// Whether these fields were vetted (and not changed since).
     package var isVetted: Bool { storage.vetted }
 

@@ -14,6 +14,9 @@ public struct HTTPRequestHead: Sendable {
     public var headers: HTTPHeaders
     /// The protocol version, e.g. "HTTP/1.1".
     public var version: String
+    /// The address of the connection the request came on (nil when unknown, e.g. a request
+    /// made in a test without a server).
+    public var client: ClientAddress?
 
     /// Where the "?" of the target is, found once so `path` and `query` need no search.
     private var queryStart: String.Index?
@@ -123,6 +126,8 @@ public struct HTTPRequest: Sendable {
     public var headers: HTTPHeaders { head.headers }
     /// The protocol version, e.g. "HTTP/1.1".
     public var version: String { head.version }
+    /// The address of the connection the request came on, when known.
+    public var client: ClientAddress? { head.client }
     /// The path segments, each percent-decoded on its own; nil if an escape is invalid.
     public var pathSegments: [String]? { head.pathSegments }
     /// The decoded query items, in order.

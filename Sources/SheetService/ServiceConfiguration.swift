@@ -4,9 +4,18 @@ public struct ServiceConfiguration: Sendable {
     public var host = "127.0.0.1"
     /// TCP port; 0 picks a free one.
     public var port: UInt16 = 8080
-    /// libmicrohttpd threads: 1 = one epoll polling thread (measured fastest on 2 cores with the
-    /// load generator beside it); N > 1 = a pool of N.
-    public var threads = 1
+    /// libmicrohttpd threads: 1 = one epoll polling thread; N > 1 = a pool of N. The default is
+    /// `automaticThreads`.
+    public var threads = ServiceConfiguration.automaticThreads
+
+    /// `--threads auto`: one libmicrohttpd thread per core the process may use (its CPU affinity,
+    /// capped by its cgroup's CPU quota) but one, which is left to the frame pacer, the store's
+    /// writer and subscriber, and the kernel's network work; at least 1 (so 1 on 2 cores, where
+    /// one polling thread measured fastest with the load generator beside it; 15 on 16).
+    public static var automaticThreads: Int { threads(forCores: ProcessStatus.usableCores()) }
+
+    /// The `auto` rule for a host with `cores` usable cores.
+    public static func threads(forCores cores: Int) -> Int { max(1, cores - 1) }
     /// Live sessions at most; creating one more answers 503 with Retry-After.
     public var maxSessions = 100_000
     /// Sessions idle for longer than this are evicted. Seconds.
@@ -43,6 +52,9 @@ public struct ServiceConfiguration: Sendable {
     /// release, show and dismiss, and on drain) and loads from there a session this process does
     /// not hold, so another instance, or this one after a restart, carries on with it.
     public var store: String?
+    /// Whether every answer is logged at info: method, route template, status, duration, bytes,
+    /// client address, and the request's id and session. Off by default.
+    public var accessLog = false
     /// Seconds a Retry-After header asks a client to wait.
     public var retryAfter = 1
 

@@ -45,6 +45,8 @@ final class ServiceMetrics: Sendable {
     /// conversion: ≈ 360 instructions a request; the exposition is the same).
     private let latency: [ValueHistogram]
     let liveSessions: CoreMetrics.Gauge
+    /// The session cap (`--max-sessions`), for an alert on how near the live count is to it.
+    let maxSessions: CoreMetrics.Gauge
     let evictions: CoreMetrics.Counter
     let animationsStarted: CoreMetrics.Counter
     let sessionsCreated: CoreMetrics.Counter
@@ -56,9 +58,8 @@ final class ServiceMetrics: Sendable {
     let sessionsRestored: CoreMetrics.Counter
     /// Archive reads that failed (the store could not be reached: 503).
     let storeErrors: CoreMetrics.Counter
-    /// The archive's write-behind: written, failed and pending (sampled when /metrics is read).
-    let storeWritten: CoreMetrics.Gauge
-    let storeFailed: CoreMetrics.Gauge
+    /// The archive's writes still waiting (sampled when /metrics is read); its written and
+    /// failed writes, counters kept by the writer, are sampled into the exposition text.
     let storePending: CoreMetrics.Gauge
     let framesSent: CoreMetrics.Counter
     /// Frames a slow reader never got: its unsent frames were replaced by the latest one.
@@ -89,6 +90,7 @@ final class ServiceMetrics: Sendable {
                 descriptor: latencyName, labels: [("route", route.template)], buckets: latencyBuckets)
         }
         liveSessions = CoreMetrics.Gauge(label: "sheetd_sessions_live", factory: factory)
+        maxSessions = CoreMetrics.Gauge(label: "sheetd_sessions_max", factory: factory)
         evictions = CoreMetrics.Counter(label: "sheetd_sessions_evicted_total", factory: factory)
         sessionsCreated = CoreMetrics.Counter(label: "sheetd_sessions_created_total", factory: factory)
         animationsStarted = CoreMetrics.Counter(label: "sheetd_animations_started_total", factory: factory)
@@ -96,8 +98,6 @@ final class ServiceMetrics: Sendable {
         cutOff = CoreMetrics.Counter(label: "sheetd_requests_cut_off_total", factory: factory)
         sessionsRestored = CoreMetrics.Counter(label: "sheetd_sessions_restored_total", factory: factory)
         storeErrors = CoreMetrics.Counter(label: "sheetd_store_errors_total", factory: factory)
-        storeWritten = CoreMetrics.Gauge(label: "sheetd_store_written", factory: factory)
-        storeFailed = CoreMetrics.Gauge(label: "sheetd_store_failed", factory: factory)
         storePending = CoreMetrics.Gauge(label: "sheetd_store_pending", factory: factory)
         framesSent = CoreMetrics.Counter(label: "sheetd_frames_sent_total", factory: factory)
         framesDropped = CoreMetrics.Counter(label: "sheetd_frames_dropped_total", factory: factory)
@@ -120,11 +120,26 @@ final class ServiceMetrics: Sendable {
         latency[route.rawValue].record(Double(nanoseconds) * 1e-9)
     }
 
-    /// The Prometheus text exposition.
-    func exposition() -> [UInt8] {
+    /// The Prometheus text exposition: the registry's metrics, the store's write counters (when
+    /// there is a store: `written`, `failed`, sampled from its writer) and the process metrics.
+    func exposition(store: (written: Int, failed: Int)?) -> [UInt8] {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(16 * 1024)
         registry.emit(into: &buffer)
+        var text = ""
+        if let store {
+            for (name, help, value) in [
+                ("sheetd_store_written_total", "Session writes the store acknowledged.", store.written),
+                (
+                    "sheetd_store_failed_total", "Session writes dropped or refused by the store.",
+                    store.failed
+                ),
+            ] {
+                text += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(value)\n"
+            }
+        }
+        text += ProcessStatus.exposition()
+        buffer.append(contentsOf: text.utf8)
         return buffer
     }
 }

@@ -15,6 +15,8 @@ package final class SheetResponder: HTTPResponder {
     /// Whether every answer is logged (read once: `logger.logLevel` copies the log handler, an
     /// existential, on every read: ≈ 400 instructions a request).
     private let logsEveryAnswer: Bool
+    /// Whether every answer gets an access-log line at info (`ServiceConfiguration.accessLog`).
+    private let accessLog: Bool
     let draining = Atomic<Bool>(false)
     let pacer: FramePacer
     private let profiles = ProfileCache()
@@ -32,9 +34,11 @@ package final class SheetResponder: HTTPResponder {
         self.configuration = configuration
         self.store = SessionStore(capacity: configuration.maxSessions)
         self.metrics = ServiceMetrics()
+        metrics.maxSessions.record(configuration.maxSessions)
         self.clock = clock
         self.logger = logger
         self.logsEveryAnswer = logger.logLevel <= .debug
+        self.accessLog = configuration.accessLog && logger.logLevel <= .info
         self.presetsJSON = Wire.presets()
         self.openAPIYAML = try Self.resource("openapi", "yaml")
         self.indexHTML = try Self.resource("index", "html")
@@ -62,10 +66,16 @@ package final class SheetResponder: HTTPResponder {
     /// libmicrohttpd lets through (API.md), chunked bodies (411), bodies over the limit (413) and
     /// other media types (415).
     package func screen(_ head: HTTPRequestHead) -> HTTPResponse? {
-        guard let refusal = refusal(head) else { return nil }
-        // Refusals never reach `respond`: count them here (their latency is ~0: no body read).
-        let route = (try? Self.match(head).0) ?? .unmatched
+        guard var refusal = refusal(head) else { return nil }
+        // Refusals never reach `respond`: count and log them here (their latency is ~0: no body read).
+        let matched = try? Self.match(head)
+        let route = matched?.0 ?? .unmatched
         metrics.record(route: route, status: refusal.status, nanoseconds: 0)
+        let slot = TraceSlot.mine
+        slot.trace = RequestTrace(head.headers)
+        defer { slot.trace = nil }
+        slot.trace?.sessionID = matched?.1
+        finish(&refusal, head, route: route, nanoseconds: 0, slot)
         return refusal
     }
 
@@ -191,12 +201,17 @@ package final class SheetResponder: HTTPResponder {
     // MARK: Routing
 
     package func respond(to request: HTTPRequest) -> HTTPResponse {
+        // Every line logged while answering carries the request's id (RequestTrace.metadataProvider).
+        let slot = TraceSlot.mine
+        slot.trace = RequestTrace(request.headers)
+        defer { slot.trace = nil }
         let origin = request.headers["origin"]
         var route = Route.unmatched
         var response: HTTPResponse
         do {
             let (matched, id) = try Self.match(request.head)
             route = matched
+            if let id { slot.trace?.sessionID = id }
             if apiKey != nil || configuration.sessionTokens, request.method != "OPTIONS" {
                 try authorize(route, id: id, request)
             }
@@ -208,17 +223,41 @@ package final class SheetResponder: HTTPResponder {
         }
         addCORS(&response.headers, origin: origin)
         let (seconds, attoseconds) = (ContinuousClock.now - request.receivedAt).components
-        metrics.record(
-            route: route, status: response.status, nanoseconds: seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        metrics.record(route: route, status: response.status, nanoseconds: nanoseconds)
+        finish(&response, request.head, route: route, nanoseconds: nanoseconds, slot)
+        return response
+    }
+
+    /// What every answer gets on its way out, `respond`'s and `screen`'s refusals alike: the
+    /// request id echoed, the access-log line (when on), and a line for a failure.
+    private func finish(
+        _ response: inout HTTPResponse, _ head: HTTPRequestHead, route: Route, nanoseconds: Int64, _ slot: TraceSlot
+    ) {
+        if let id = slot.trace?.id { response.headers.appendKeepingVetted(name: "X-Request-Id", value: id) }
+        if accessLog {
+            let bytes: Int? =
+                switch response.body {
+                case .bytes(let b): b.count
+                case .buffer(let b): b.count
+                case .stream: nil  // a frame stream: its line is written when it opens
+                }
+            // The record rides on the request's trace, as its id does: no metadata dictionary is
+            // built for the line, and the JSON handler writes the fields straight from it.
+            slot.trace?.access = AccessRecord(
+                method: head.method, route: route, status: response.status, nanoseconds: nanoseconds, bytes: bytes,
+                client: head.client)
+            logger.info("access")
+            slot.trace?.access = nil
+        }
         if response.status >= 500 && response.status != 503 {
-            logger.error("\(request.method) \(request.target) → \(response.status)")
+            logger.error("\(head.method) \(head.target) → \(response.status)")
         } else if response.status == 503 {
             // Draining or at the session cap: expected under those conditions, not a fault.
-            logger.notice("\(request.method) \(request.target) → 503")
+            logger.notice("\(head.method) \(head.target) → 503")
         } else if logsEveryAnswer {
-            logger.debug("\(request.method) \(request.target) → \(response.status)")
+            logger.debug("\(head.method) \(head.target) → \(response.status)")
         }
-        return response
     }
 
     // MARK: Access
@@ -415,12 +454,11 @@ package final class SheetResponder: HTTPResponder {
             return Self.json(200, #"{"status":"ok"}"#)
         case .metrics:
             metrics.liveSessions.record(store.count)
-            if let s = archive?.statistics {
-                metrics.storeWritten.record(s.written)
-                metrics.storeFailed.record(s.failed)
-                metrics.storePending.record(s.pending)
-            }
-            return Self.bytes(200, "text/plain; version=0.0.4; charset=utf-8", metrics.exposition())
+            let statistics = archive?.statistics
+            if let s = statistics { metrics.storePending.record(s.pending) }
+            return Self.bytes(
+                200, "text/plain; version=0.0.4; charset=utf-8",
+                metrics.exposition(store: statistics.map { ($0.written, $0.failed) }))
         case .sessions: return try createSession(request)
         case .session:
             let id = id!
@@ -1091,7 +1129,9 @@ package final class SheetResponder: HTTPResponder {
         guard let origin, originAllowed(origin), !headers.contains("Access-Control-Allow-Origin") else { return }
         headers.append(name: "Access-Control-Allow-Origin", value: allowAnyOrigin ? "*" : origin)
         if !allowAnyOrigin { headers.append(name: "Vary", value: "Origin") }
-        headers.append(name: "Access-Control-Expose-Headers", value: "Location, Retry-After, Allow, WWW-Authenticate")
+        headers.append(
+            name: "Access-Control-Expose-Headers", value: "Location, Retry-After, Allow, WWW-Authenticate, X-Request-Id"
+        )
     }
 
     /// OPTIONS: the CORS preflight, answered for every route.

@@ -58,6 +58,11 @@ public final class SheetServer: Sendable {
         }
     }
 
+    /// The metadata a log line gets from the request being answered on its thread (request_id,
+    /// and trace_id and session_id when there are any): give it to the logging system's bootstrap,
+    /// or to a Logger's handler, so every line of a request carries them.
+    public static var logMetadataProvider: Logger.MetadataProvider { RequestTrace.metadataProvider }
+
     /// The bound port (the real one when configured with 0).
     public var port: UInt16 { http.port }
 

@@ -27,8 +27,11 @@ struct Serve: ParsableCommand {
     @Option(help: "TCP port; 0 picks a free one (SHEETD_PORT).")
     var port: UInt16 = env("SHEETD_PORT").flatMap(UInt16.init) ?? 8080
 
-    @Option(help: "libmicrohttpd threads: 1 = one epoll thread, N > 1 = a pool (SHEETD_THREADS).")
-    var threads: Int = env("SHEETD_THREADS").flatMap(Int.init) ?? 1
+    @Option(
+        help:
+            "libmicrohttpd threads: 1 = one epoll thread, N > 1 = a pool, auto = the usable cores (affinity, cgroup quota) less one, at least 1 (SHEETD_THREADS)."
+    )
+    var threads = env("SHEETD_THREADS") ?? "auto"
 
     @Option(help: "Live sessions at most; more answer 503 (SHEETD_MAX_SESSIONS).")
     var maxSessions: Int = env("SHEETD_MAX_SESSIONS").flatMap(Int.init) ?? 100_000
@@ -84,11 +87,31 @@ struct Serve: ParsableCommand {
     @Option(help: "trace, debug, info, notice, warning, error or critical (SHEETD_LOG_LEVEL).")
     var logLevel = env("SHEETD_LOG_LEVEL") ?? "info"
 
+    @Option(
+        help:
+            "text (timestamp level logger: message name=value…) or json (one object per line: timestamp, level, logger, message, the request's fields) (SHEETD_LOG_FORMAT)."
+    )
+    var logFormat = env("SHEETD_LOG_FORMAT") ?? "text"
+
+    @Flag(
+        help:
+            "Log every answer at info: method, route, status, duration, bytes, client, request and session id (SHEETD_ACCESS_LOG=1)."
+    )
+    var accessLog = env("SHEETD_ACCESS_LOG").map { $0 == "1" || $0 == "true" } ?? false
+
+    /// `--threads` as a number (auto resolved), nil when it is neither.
+    var threadCount: Int? { threads == "auto" ? ServiceConfiguration.automaticThreads : Int(threads) }
+
     func validate() throws {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be trace, debug, info, notice, warning, error or critical")
         }
-        guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+        guard logFormat == "text" || logFormat == "json" else {
+            throw ValidationError("--log-format must be text or json, not \(logFormat)")
+        }
+        guard let threadCount, (1...1024).contains(threadCount) else {
+            throw ValidationError("--threads must be auto or 1 to 1024, not \(threads)")
+        }
         guard maxSessions >= 1 else { throw ValidationError("--max-sessions must be at least 1") }
         guard sessionTtl > 0 else { throw ValidationError("--session-ttl must be positive") }
         guard maxBody >= 0 else { throw ValidationError("--max-body must not be negative") }
@@ -106,8 +129,10 @@ struct Serve: ParsableCommand {
 
     func run() throws {
         let level = Logger.Level(rawValue: logLevel) ?? .info
+        let format = LineLogHandler.Format(rawValue: logFormat) ?? .text
+        // The handler writes the request's fields itself (no metadata provider needed).
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = LineLogHandler(label: label, format: format)
             handler.logLevel = level
             return handler
         }
@@ -115,7 +140,8 @@ struct Serve: ParsableCommand {
         var config = ServiceConfiguration()
         config.host = host
         config.port = port
-        config.threads = threads
+        config.threads = threadCount ?? 1
+        config.accessLog = accessLog
         config.maxSessions = maxSessions
         config.sessionTTL = sessionTtl
         config.maxBodyBytes = maxBody
@@ -131,7 +157,7 @@ struct Serve: ParsableCommand {
 
         let server = try SheetServer(configuration: config, logger: logger)
         try server.start()
-        logger.info("sheetd listening on http://\(host):\(server.port)")
+        logger.info("sheetd listening on http://\(host):\(server.port) (libmicrohttpd threads: \(config.threads))")
 
         // SIGTERM and SIGINT drain: the handlers run on a queue, not in signal context.
         let done = DispatchSemaphore(value: 0)
@@ -149,6 +175,7 @@ struct Serve: ParsableCommand {
         }
         done.wait()
         logger.info("sheetd stopped")
+        LogSink.standardError.flush()
         _ = sources
     }
 }

@@ -134,6 +134,24 @@ struct RequestParsingTests {
         #expect(!row.0.isVetted)
     }
 
+    /// appendKeepingVetted keeps the mark only for a fit field on fields that had it.
+    @Test func appendingKeepsVettingOnlyForAFitField() {
+        let vetted = (["Content-Type": "application/json"] as HTTPHeaders).vetted()!
+        let rows: [(base: HTTPHeaders, name: String, value: String, vetted: Bool)] = [
+            (vetted, "X-Request-Id", "3f19-1a", true),  // a token name, a plain value
+            (vetted, "X-Request-Id", "a\r\nInjected: 1", false),  // CR/LF would split the response
+            (vetted, "X Request", "1", false),  // not a token
+            (["Content-Type": "application/json"], "X-Request-Id", "1", false),  // never vetted
+        ]
+        for row in rows {
+            var headers = row.base
+            headers.appendKeepingVetted(name: row.name, value: row.value)
+            #expect(headers.isVetted == row.vetted, "\(row.name): \(row.value)")
+            #expect(headers[row.name] == row.value && headers.count == row.base.count + 1)
+        }
+        #expect(vetted.isVetted && vetted.count == 1)  // the shared original is untouched
+    }
+
     @Test func vettingIsUndoneByAChange() {
         let vetted = (["Content-Type": "application/json"] as HTTPHeaders).vetted()!
         #expect(vetted.isVetted)

@@ -238,11 +238,12 @@ private func handleAccess(
                 closing: true, request, on: connection, core: core)
         }
         let (headers, declaredLength) = receivedHeaders(of: connection)
-        let head = HTTPRequestHead(
+        var head = HTTPRequestHead(
             method: method.map(knownString) ?? "",
             target: request.target,
             headers: headers,
             version: version.map(knownString) ?? "")
+        head.client = cmhd_connection_client_address(connection).flatMap(ClientAddress.init)
         if let refusal = core.responder.screen(head) {
             return answer(refusal, closing: true, request, on: connection, core: core)
         }

@@ -1,0 +1,145 @@
+import Logging
+import MicroHTTP
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What ties a request's log lines together: its id (the client's `X-Request-Id` when that is a
+/// sane token, else one made here), the trace id of a valid W3C `traceparent`, and the session it
+/// names. Set for the thread answering the request, so every line logged meanwhile carries them
+/// (through `RequestTrace.metadataProvider`).
+struct RequestTrace: Sendable {
+    /// The request id echoed in `X-Request-Id`.
+    var id: String
+    /// The 32 lowercase hex digits of the request's `traceparent`, when it has a valid one.
+    var traceID: String?
+    /// The session the request's path names, once routed.
+    var sessionID: String?
+    /// The access-log record, set only while its line is logged: the JSON handler writes its
+    /// fields into the line, the metadata provider hands it to other handlers as `access`.
+    var access: AccessRecord?
+
+    /// The longest `X-Request-Id` taken from a client, in bytes (a UUID is 36, nginx's
+    /// `$request_id` 32; longer is someone else's format, or an attack on the log).
+    static let maxIDBytes = 128
+
+    /// The trace of a request with these headers (one pass over them; a String is made only for
+    /// the values kept).
+    init(_ headers: HTTPHeaders) {
+        var id: String?
+        var traceID: String?
+        headers.forEachRaw { name, value in
+            switch name.count {
+            case 11 where traceID == nil && HTTPHeaders.name(name, is: "traceparent"):
+                traceID = Self.traceID(traceparent: value)
+            case 12 where id == nil && HTTPHeaders.name(name, is: "x-request-id"):
+                // The first X-Request-Id decides: a later one does not replace a bad first one.
+                id = Self.isSaneID(value) ? String(decoding: value, as: UTF8.self) : ""
+            default: break
+            }
+            return true
+        }
+        self.id = id.flatMap { $0.isEmpty ? nil : $0 } ?? Self.generatedID()
+        self.traceID = traceID
+    }
+
+    /// Whether a client's request id is kept: 1–128 bytes of A–Z a–z 0–9 and - _ . : + / = @
+    /// (UUIDs, hex, base64 and the usual proxies' ids pass; spaces, quotes, control bytes and
+    /// anything a log line or a header could be forged with do not).
+    static func isSaneID(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        // One bit per ASCII byte: 0–63 (+ - . / 0–9 : =) and 64–127 (@ A–Z _ a–z).
+        let low: UInt64 = 0x27FF_E800_0000_0000
+        let high: UInt64 = 0x07FF_FFFE_87FF_FFFF
+        guard !bytes.isEmpty, bytes.count <= maxIDBytes else { return false }
+        for b in bytes where b >= 128 || ((b < 64 ? low : high) >> UInt64(b & 63)) & 1 == 0 { return false }
+        return true
+    }
+
+    /// The trace id of a W3C Trace Context `traceparent` (version-traceid-parentid-flags), or nil
+    /// when the header is not valid: version 2 lowercase hex digits but not "ff"; version 00 is
+    /// exactly 55 characters, a later version at least 55 with "-" after them; trace id 32 and
+    /// parent id 16 lowercase hex digits, neither all zeros; flags 2 lowercase hex digits.
+    static func traceID(traceparent value: UnsafeRawBufferPointer) -> String? {
+        func isHex(_ range: Range<Int>) -> Bool {
+            range.allSatisfy { (0x30...0x39).contains(value[$0]) || (0x61...0x66).contains(value[$0]) }
+        }
+        func isZero(_ range: Range<Int>) -> Bool { range.allSatisfy { value[$0] == 0x30 } }
+        guard value.count >= 55, isHex(0..<2), !(value[0] == 0x66 && value[1] == 0x66) else { return nil }
+        let isVersion00 = value[0] == 0x30 && value[1] == 0x30
+        guard isVersion00 ? value.count == 55 : (value.count == 55 || value[55] == 0x2D) else { return nil }
+        guard value[2] == 0x2D, value[35] == 0x2D, value[52] == 0x2D, isHex(3..<35), isHex(36..<52), isHex(53..<55),
+            !isZero(3..<35), !isZero(36..<52)
+        else { return nil }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: value[3..<35]), as: UTF8.self)
+    }
+
+    /// A request id unique in this process: 8 hex digits drawn once at start-up (so ids of two
+    /// processes rarely collide), "-", and a counter in hex. Up to 15 bytes (a counter below
+    /// 16^6) it is a small String, stored inline: no allocation.
+    static func generatedID() -> String {
+        var n = counter.wrappingAdd(1, ordering: .relaxed).oldValue
+        var count = 1
+        while n >> (4 * UInt64(count)) != 0 { count += 1 }
+        // Written into the string's own storage (String(_:radix:) and + cost ≈ 1 % of a request).
+        return String(unsafeUninitializedCapacity: 9 + count) { buffer in
+            for (i, byte) in prefix.enumerated() { buffer[i] = byte }
+            for i in stride(from: 8 + count, through: 9, by: -1) {
+                buffer[i] = hexDigits[Int(n & 15)]
+                n >>= 4
+            }
+            return 9 + count
+        }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+    /// 8 hex digits drawn once, and "-".
+    private static let prefix: [UInt8] = {
+        let random = UInt32.random(in: .min ... .max)
+        return (0..<8).map { hexDigits[Int(random >> (28 - 4 * UInt32($0)) & 15)] } + [UInt8(ascii: "-")]
+    }()
+    private static let counter = Atomic<UInt64>(1)
+
+    // MARK: The request a thread is answering
+
+    /// The metadata every log line gets from the request being answered on its thread:
+    /// request_id, and trace_id, session_id and the access record when there are any.
+    static let metadataProvider = Logger.MetadataProvider {
+        guard let trace = TraceSlot.mine.trace else { return [:] }
+        var metadata: Logger.Metadata = ["request_id": .string(trace.id)]
+        if let traceID = trace.traceID { metadata["trace_id"] = .string(traceID) }
+        if let sessionID = trace.sessionID { metadata["session_id"] = .string(sessionID) }
+        if let access = trace.access { metadata["access"] = .stringConvertible(access) }
+        return metadata
+    }
+}
+
+/// The trace of the request the calling thread is answering (nil between requests), reached
+/// through a pthread key (Swift has no thread-local storage of its own): allocated on a thread's
+/// first request, released when the thread ends. Each libmicrohttpd thread answers one request at
+/// a time, start to end, so a thread-local is exact; other threads (the frame pacer, the store's
+/// writer) see nil. A class, so the trace is changed in place.
+final class TraceSlot {
+    var trace: RequestTrace?
+
+    /// The calling thread's slot.
+    static var mine: TraceSlot {
+        if let pointer = pthread_getspecific(key) {
+            return Unmanaged<TraceSlot>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        let slot = TraceSlot()
+        pthread_setspecific(key, Unmanaged.passRetained(slot).toOpaque())
+        return slot
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { pointer in
+            if let pointer { Unmanaged<TraceSlot>.fromOpaque(pointer).release() }
+        }
+        return key
+    }()
+}
