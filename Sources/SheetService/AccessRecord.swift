@@ -27,34 +27,28 @@ struct AccessRecord: CustomStringConvertible, Sendable {
     /// Appends the fields as JSON members (`"method":"POST",…`) or as `method=POST …`, with no
     /// separator before the first or after the last.
     func appendFields(to line: inout [UInt8], json: Bool) {
-        func name(_ text: StaticString, first: Bool = false) {
-            if !first { line.append(UInt8(ascii: json ? "," : " ")) }
-            if json { line.append(UInt8(ascii: "\"")) }
-            line.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-            if json { line.append(UInt8(ascii: "\"")) }
-            line.append(UInt8(ascii: json ? ":" : "="))
+        // Each name with its separators is one fixed text (one copy): json `,"route":"`, text
+        // ` route=`. The route template and the numbers never need escaping.
+        func name(_ jsonName: StaticString, _ textName: StaticString) {
+            LineLogHandler.append(json ? jsonName : textName, to: &line)
         }
-        func text(_ value: String) {
-            if json { LineLogHandler.appendString(value, to: &line) } else { line.append(contentsOf: value.utf8) }
-        }
-        name("method", first: true)
-        text(method)
-        name("route")
-        text(route.template)
-        name("status")
+        name(#""method":"#, "method=")
+        if json { LineLogHandler.appendString(method, to: &line) } else { line.append(contentsOf: method.utf8) }
+        name(#","route":""#, " route=")
+        LineLogHandler.append(route.path, to: &line)
+        name(#"","status":"#, " status=")
         LineLogHandler.appendDecimal(status, to: &line)
-        name("duration_ms")
+        name(#","duration_ms":"#, " duration_ms=")
         // Milliseconds with microsecond digits, written without a Double's formatting.
         let microseconds = Int(nanoseconds / 1000)
         LineLogHandler.appendDecimal(microseconds / 1000, to: &line)
         line.append(UInt8(ascii: "."))
         LineLogHandler.appendDecimal(microseconds % 1000, digits: 3, to: &line)
         if let bytes {
-            name("bytes")
+            name(#","bytes":"#, " bytes=")
             LineLogHandler.appendDecimal(bytes, to: &line)
         }
-        name("client")
-        if json { line.append(UInt8(ascii: "\"")) }
+        name(#","client":""#, " client=")
         if let client { client.appendHost(to: &line) } else { line.append(UInt8(ascii: "-")) }
         if json { line.append(UInt8(ascii: "\"")) }
     }

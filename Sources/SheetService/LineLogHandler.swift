@@ -57,42 +57,46 @@ public struct LineLogHandler: LogHandler {
 
     /// The line of `event`, appended to `line`.
     private func append(_ event: LogEvent, to line: inout [UInt8], clock: inout (second: Int, text: [UInt8])) {
+        // Fixed text goes in as StaticString bytes, one append each: appending a String's utf8
+        // view, or byte by byte, cost several times more (callgrind, an access-log line).
         let json = format == .json
-        if json { line.append(contentsOf: #"{"timestamp":""#.utf8) }
+        if json { Self.append(#"{"timestamp":""#, to: &line) }
         Self.appendTimestamp(&line, cache: &clock)
         if json {
-            line.append(contentsOf: #"","level":""#.utf8)
-            line.append(contentsOf: event.level.rawValue.utf8)
-            line.append(contentsOf: #"","logger":"#.utf8)
+            Self.append(#"","level":""#, to: &line)
+            Self.append(Self.levelName(event.level), to: &line)
+            Self.append(#"","logger":"#, to: &line)
             Self.appendString(label, to: &line)
-            line.append(contentsOf: #","message":"#.utf8)
+            Self.append(#","message":"#, to: &line)
             Self.appendString(event.message.description, to: &line)
         } else {
             line.append(UInt8(ascii: " "))
-            line.append(contentsOf: event.level.rawValue.utf8)
+            Self.append(Self.levelName(event.level), to: &line)
             line.append(UInt8(ascii: " "))
             line.append(contentsOf: label.utf8)
-            line.append(contentsOf: ": ".utf8)
+            Self.append(": ", to: &line)
             line.append(contentsOf: event.message.description.utf8)
         }
         // A field's name and its separators: ,"name": or  name=
         func name(_ bytes: UnsafeRawBufferPointer) {
-            line.append(contentsOf: json ? #",""#.utf8 : " ".utf8)
+            Self.append(json ? #",""# : " ", to: &line)
             line.append(contentsOf: bytes)
-            line.append(contentsOf: json ? #"":"#.utf8 : "=".utf8)
+            Self.append(json ? #"":"# : "=", to: &line)
         }
         // The request's own fields, read from its trace (a provider would build a dictionary of
-        // them for every line).
+        // them for every line). Their characters never need escaping: an id is a sane token or
+        // made here, a trace id is hex, a session id matches its route's pattern.
         var provided = metadataProvider?.get() ?? [:]
         if let trace = TraceSlot.mine.trace {
-            func field(_ key: StaticString, _ value: String?) {
-                guard let value else { return }
-                name(UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
-                if json { Self.appendString(value, to: &line) } else { line.append(contentsOf: value.utf8) }
+            func field(_ jsonName: StaticString, _ textName: StaticString, _ value: String?) {
+                guard var value else { return }
+                Self.append(json ? jsonName : textName, to: &line)
+                value.withUTF8 { line.append(contentsOf: $0) }
+                if json { line.append(UInt8(ascii: "\"")) }
             }
-            field("request_id", trace.id)
-            field("trace_id", trace.traceID)
-            field("session_id", trace.sessionID)
+            field(#","request_id":""#, " request_id=", trace.id)
+            field(#","trace_id":""#, " trace_id=", trace.traceID)
+            field(#","session_id":""#, " session_id=", trace.sessionID)
             if let access = trace.access {
                 line.append(UInt8(ascii: json ? "," : " "))
                 access.appendFields(to: &line, json: json)
@@ -119,7 +123,25 @@ public struct LineLogHandler: LogHandler {
             key.withUTF8 { name(UnsafeRawBufferPointer($0)) }
             if json { Self.appendValue(value, to: &line) } else { line.append(contentsOf: value.description.utf8) }
         }
-        line.append(contentsOf: json ? "}\n".utf8 : "\n".utf8)
+        Self.append(json ? "}\n" : "\n", to: &line)
+    }
+
+    /// Appends fixed text in one copy.
+    @inline(__always) static func append(_ text: StaticString, to line: inout [UInt8]) {
+        line.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// swift-log's level names, as fixed text.
+    static func levelName(_ level: Logger.Level) -> StaticString {
+        switch level {
+        case .trace: "trace"
+        case .debug: "debug"
+        case .info: "info"
+        case .notice: "notice"
+        case .warning: "warning"
+        case .error: "error"
+        case .critical: "critical"
+        }
     }
 
     /// A metadata value: numbers and booleans bare, strings quoted, lists and dictionaries as

@@ -7,7 +7,10 @@ enum Route: Int, CaseIterable, Sendable {
     case healthz, livez, readyz, metrics, openapi, unmatched
 
     /// The route's path template, as openapi.yaml names it.
-    var template: String {
+    var template: String { path.description }
+
+    /// The same, as fixed text (the access log copies it without making a String).
+    var path: StaticString {
         switch self {
         case .root: "/"
         case .clientModule: "/sheet-client.js"
