@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """One release sheetd run with different flags, in turn, in the same minutes (see scripts/compare-flags).
 
-  compare_flags.py --binary B [--scenario changed|get] [--rounds N] [--seconds S] VARIANT...
+  compare_flags.py --binary B [--scenario changed|get] [--rounds N] [--seconds S] [--pin] VARIANT...
 
 Each VARIANT is a string of extra flags ("" for none; "--access-log", "--threads 2", ...). Per run:
 a fresh server on 127.0.0.1 port 0 (its log, access lines included, goes to a file, as a
@@ -10,6 +10,10 @@ container's would go to a pipe), 10,000 sessions made by scripts/bench-memory.py
 per request (utime + stime from /proc/PID/stat). The variants rotate which runs first each round.
 Prints per variant the median req/s, p99 and CPU, and the median of the per-round ratios to the
 first variant, as markdown. Non-2xx answers fail the comparison.
+
+--pin runs the server on the last CPU and wrk on the others (taskset): on a 2-core machine the
+server then has a core of its own, so its throughput measures its own cost rather than how the
+scheduler shares two cores between it and the load generator.
 """
 import argparse
 import os
@@ -41,12 +45,14 @@ def milliseconds(text):
     return number / 1000 if text.endswith("us") else number if text.endswith("ms") else number * 1000
 
 
-def run(binary, flags, scenario, seconds, scratch):
+def run(binary, flags, scenario, seconds, scratch, pin=False):
     lua, then = SCENARIOS[scenario]
+    cpus = sorted(os.sched_getaffinity(0))
+    server_cpus, client_cpus = ([str(cpus[-1])], [",".join(map(str, cpus[:-1]))]) if pin and len(cpus) > 1 else ([], [])
     log_path = os.path.join(scratch, "server.log")
     with open(log_path, "wb") as log:
         server = subprocess.Popen(
-            [binary, "--port", "0", "--log-level", "info", "--max-sessions", "2000000", "--session-ttl", "3600"]
+            (["taskset", "-c"] + server_cpus if server_cpus else []) + [binary, "--port", "0", "--log-level", "info", "--max-sessions", "2000000", "--session-ttl", "3600"]
             + shlex.split(flags),
             stdout=log, stderr=log)
     try:
@@ -65,7 +71,7 @@ def run(binary, flags, scenario, seconds, scratch):
         subprocess.run(populate, check=True, stdout=subprocess.DEVNULL)
         before = cpu_ticks(server.pid)
         out = subprocess.run(
-            ["wrk", "-t1", "-c64", f"-d{seconds}s", "--latency", "-s", lua, f"http://127.0.0.1:{port}"],
+            (["taskset", "-c"] + client_cpus if client_cpus else []) + ["wrk", "-t1", "-c64", f"-d{seconds}s", "--latency", "-s", lua, f"http://127.0.0.1:{port}"],
             check=True, capture_output=True, text=True,
             env=dict(os.environ, SESSIONS=str(SESSIONS), MODE="mix")).stdout
         after = cpu_ticks(server.pid)
@@ -88,12 +94,14 @@ def main():
     p.add_argument("--scenario", default="changed", choices=sorted(SCENARIOS))
     p.add_argument("--rounds", type=int, default=6)
     p.add_argument("--seconds", type=int, default=5)
+    p.add_argument("--pin", action="store_true")
     # The variants are flags themselves ("--access-log"): everything after the options, in order.
     argv = sys.argv[1:]
     options = []
-    while argv and argv[0] in ("--binary", "--scenario", "--rounds", "--seconds"):
-        options += argv[:2]
-        argv = argv[2:]
+    while argv and argv[0] in ("--binary", "--scenario", "--rounds", "--seconds", "--pin"):
+        take = 1 if argv[0] == "--pin" else 2
+        options += argv[:take]
+        argv = argv[take:]
     args = p.parse_args(options)
     args.variants = argv
     if not args.variants:
@@ -104,7 +112,7 @@ def main():
             # Rotate the order: each variant runs first as often as the others.
             order = args.variants[r % len(args.variants):] + args.variants[:r % len(args.variants)]
             for v in order:
-                result = run(args.binary, v, args.scenario, args.seconds, scratch)
+                result = run(args.binary, v, args.scenario, args.seconds, scratch, args.pin)
                 runs[v].append(result)
                 print(f"compare-flags: round {r + 1} [{v or 'no flags'}]: {result['rps']:,.0f} req/s, "
                       f"p99 {result['p99']:.2f} ms, {result['cpu_us']:.2f} µs/req, "
@@ -112,9 +120,10 @@ def main():
                       f"non-2xx {result['bad']}", file=sys.stderr)
     base = args.variants[0]
     load = " ".join(open("/proc/loadavg").read().split()[:3])
-    print(f"`{args.scenario}`, {args.rounds} rounds × {args.seconds} s, wrk -t1 -c64, {os.cpu_count()} cores, "
+    pinned = ", server and wrk pinned to separate cores" if args.pin else ""
+    print(f"`{args.scenario}`, {args.rounds} rounds × {args.seconds} s, wrk -t1 -c64, {os.cpu_count()} cores{pinned}, "
           f"load average after: {load} (`scripts/compare-flags --scenario {args.scenario} --rounds {args.rounds} "
-          f"--seconds {args.seconds} " + " ".join(shlex.quote(v) for v in args.variants) + "`)")
+          f"--seconds {args.seconds}{' --pin' if args.pin else ''} " + " ".join(shlex.quote(v) for v in args.variants) + "`)")
     print()
     print(f"| flags | req/s (median) | ÷ `{base or 'no flags'}` per round | median ratio | p99 ms (median) | CPU µs/req |")
     print("|---|---:|---|---:|---:|---:|")
