@@ -26,10 +26,15 @@ shared/API.md) that the built-in check cannot know; anything outside those rules
 from __future__ import annotations
 
 import json
+import os
 import re
+import sys
 from typing import Any
 
 import yaml
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sse_check import parse_fields  # noqa: E402  (an event block's fields, as every stream check reads them)
 
 import schemathesis
 from schemathesis.openapi.checks import RejectedPositiveData
@@ -129,12 +134,7 @@ def _sse_problems(text: str) -> list[str]:
     """What is wrong with an event stream, block by block (comments and blank blocks aside)."""
     problems = []
     for block in text.replace("\r\n", "\n").split("\n\n"):
-        fields: dict[str, list[str]] = {}
-        for line in block.split("\n"):
-            if not line or line.startswith(":"):
-                continue
-            name, _, value = line.partition(":")
-            fields.setdefault(name, []).append(value[1:] if value.startswith(" ") else value)
+        fields = parse_fields(block)
         if not fields:
             continue
         event = fields.get("event", ["message"])[0]

@@ -3,7 +3,8 @@
 Shared by scripts/drain_test.py and scripts/concurrency_test.py: each reads the stream its own way
 (raw sockets on a selector, or a thread per stream) and hands every event block (the text between
 two blank lines) to `StreamCheck.event`. The load test and the rolling restart check events their
-own way and share the decoding: `take_events` (with `take_chunks`) and `parse_fields`.
+own way and share the decoding: `take_events` (with `take_chunks`) and `parse_fields` (which
+scripts/schemathesis_hooks.py uses too).
 """
 
 from __future__ import annotations

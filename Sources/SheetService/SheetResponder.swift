@@ -858,7 +858,7 @@ package final class SheetResponder: HTTPResponder {
     }
 
     private func resultResponse(
-        _ outcome: SheetOutcome, phase: PanPhase?, model: SheetModel, batch: BatchSummary? = nil,
+        _ outcome: SheetOutcome, phase: PanPhase?, profile: SessionProfile, batch: BatchSummary? = nil,
         frames: FrameSampling? = nil
     ) -> HTTPResponse {
         // An `ended` reply is ≈ 490 bytes, and a string reserves room for escaping every byte
@@ -867,7 +867,7 @@ package final class SheetResponder: HTTPResponder {
         // within glibc's per-thread cache (up to 1,032 bytes); 1,024 missed it (≈ 360 more
         // instructions per allocation).
         var w = JSONWriter(capacity: frames == nil ? 960 : 4096)
-        Wire.result(outcome, phase: phase, model: model, batch: batch, frames: frames, into: &w)
+        Wire.result(outcome, phase: phase, profile: profile, batch: batch, frames: frames, into: &w)
         return Self.json(200, w.takeBuffer())
     }
 
@@ -899,7 +899,7 @@ package final class SheetResponder: HTTPResponder {
         if event.phase != .changed, held != nil { box = try current(box) }
         let outcome = try applyCurrent(box, .pan(event), clientTime: time, receivedAt: request.receivedAt)
         return resultResponse(
-            outcome, phase: event.phase, model: box.profile.model,
+            outcome, phase: event.phase, profile: box.profile,
             frames: fps.map { FrameSampling(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) })
     }
 
@@ -928,7 +928,7 @@ package final class SheetResponder: HTTPResponder {
         }
         if last.snapshot.state != .dragging { summary.drag = nil }
         return resultResponse(
-            last, phase: events[events.count - 1].0.phase, model: box.profile.model, batch: summary,
+            last, phase: events[events.count - 1].0.phase, profile: box.profile, batch: summary,
             frames: fps.map { FrameSampling(fps: $0, animation: last.animation ?? last.snapshot.animation) })
     }
 
@@ -961,7 +961,7 @@ package final class SheetResponder: HTTPResponder {
         let (detent, time) = try Decode.show(json, clock: box.profile.clock)
         let outcome = try applyCurrent(box, .show(detent: detent), clientTime: time, receivedAt: request.receivedAt)
         return resultResponse(
-            outcome, phase: nil, model: box.profile.model,
+            outcome, phase: nil, profile: box.profile,
             frames: fps.map { FrameSampling(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) })
     }
 
@@ -972,7 +972,7 @@ package final class SheetResponder: HTTPResponder {
         let time = try Decode.dismiss(json, clock: box.profile.clock)
         let outcome = try applyCurrent(box, .dismiss, clientTime: time, receivedAt: request.receivedAt)
         return resultResponse(
-            outcome, phase: nil, model: box.profile.model,
+            outcome, phase: nil, profile: box.profile,
             frames: fps.map { FrameSampling(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) })
     }
 

@@ -77,7 +77,7 @@ enum Simulation {
             case let .settle(a, _): last = a
             case .dragged, .unchanged: break
             }
-            Wire.result(outcome, phase: phase, model: model, into: &w)
+            Wire.result(outcome, phase: phase, profile: profile, into: &w)
         }
         w.endArray()
         w.member("animation")

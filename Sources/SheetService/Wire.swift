@@ -62,9 +62,9 @@ extension JSONWriter {
 
 /// Renders the service's replies.
 enum Wire {
-    /// `"preset":…,"constraint":…,"geometry":{…},"options":{…},"clock":…,"detents":{…}`: the
-    /// members of a snapshot that never change for a session.
-    static func staticMembers(model: SheetModel, clock: SessionClock) -> [UInt8] {
+    /// `"preset":…,"constraint":…,"geometry":{…},"options":{…},"clock":…,"detents":{…}` and then
+    /// `laws` (`lawMembers`): the members of a snapshot that never change for a session.
+    static func staticMembers(model: SheetModel, clock: SessionClock, laws: [UInt8]) -> [UInt8] {
         var w = JSONWriter(capacity: 512)
         w.beginObject()
         w.member("preset", model.preset.rawValue)
@@ -76,12 +76,22 @@ enum Wire {
         w.member("clock", clock.rawValue)
         w.member("detents")
         detents(model, into: &w)
+        w.rawMembers(laws)
+        w.endObject()
+        // Drop the braces: the members go inside each snapshot's own object.
+        return Array(w.bytes.dropFirst().dropLast())
+    }
+
+    /// `"dragLaw":{…},"releaseLaw":{…}`: the session's laws, fixed for its configuration, rendered
+    /// once (every snapshot and every answer that starts a drag segment carries them).
+    static func lawMembers(_ model: SheetModel) -> [UInt8] {
+        var w = JSONWriter(capacity: 1024)
+        w.beginObject()
         w.member("dragLaw")
         dragLaw(model.dragLaw, into: &w)
         w.member("releaseLaw")
-        releaseLaw(model.releaseLaw, detents: model.detents, into: &w)
+        releaseLaw(model.releaseLaw, into: &w)
         w.endObject()
-        // Drop the braces: the members go inside each snapshot's own object.
         return Array(w.bytes.dropFirst().dropLast())
     }
 
@@ -120,7 +130,7 @@ enum Wire {
 
     /// The release law (see `ReleaseLaw`): a client evaluates it at the release to start the
     /// card's animation at once, and gets the snap and the animation `ended` answers.
-    static func releaseLaw(_ law: ReleaseLaw, detents: [Detent], into w: inout JSONWriter) {
+    static func releaseLaw(_ law: ReleaseLaw, into w: inout JSONWriter) {
         w.beginObject()
         w.member("velocityWindow", law.velocityWindow)
         w.member("projection")
@@ -321,7 +331,7 @@ enum Wire {
     /// The result of a pan, show or dismiss. A batch's answer is its last event's result with
     /// `batch` (what the events before it started) and, when asked for, `frames`.
     static func result(
-        _ o: SheetOutcome, phase: PanPhase?, model: SheetModel, batch: BatchSummary? = nil,
+        _ o: SheetOutcome, phase: PanPhase?, profile: SessionProfile, batch: BatchSummary? = nil,
         frames: FrameSampling? = nil, into w: inout JSONWriter
     ) {
         let s = o.snapshot
@@ -343,10 +353,7 @@ enum Wire {
         if let drag = batch?.drag ?? o.drag {
             w.member("drag")
             dragSegment(drag, into: &w)
-            w.member("dragLaw")
-            dragLaw(model.dragLaw, into: &w)
-            w.member("releaseLaw")
-            releaseLaw(model.releaseLaw, detents: model.detents, into: &w)
+            w.rawMembers(profile.lawMembers)
         }
         if let batch {
             w.member("batch")

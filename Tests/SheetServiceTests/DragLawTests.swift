@@ -153,9 +153,9 @@ private func rendered(_ law: DragLaw) throws -> JSONValue {
     return try JSONReader.parse(w.takeBytes())
 }
 
-private func rendered(_ law: ReleaseLaw, _ detents: [Detent]) throws -> JSONValue {
+private func rendered(_ law: ReleaseLaw) throws -> JSONValue {
     var w = JSONWriter()
-    Wire.releaseLaw(law, detents: detents, into: &w)
+    Wire.releaseLaw(law, into: &w)
     return try JSONReader.parse(w.takeBytes())
 }
 
@@ -400,7 +400,7 @@ private func runGenerated(_ preset: PresetName) throws -> Tally {
         {
             tally.fail("\(preset) \(config): the law does not survive JSON: \(lawJSON)")
         }
-        let releaseLaw = try ClientReleaseLaw(json: try rendered(model.releaseLaw, model.detents))
+        let releaseLaw = try ClientReleaseLaw(json: try rendered(model.releaseLaw))
         var budget = translationsPerConfig
         while budget > 0 {
             budget -= try drag(model, law, releaseLaw, &gen, &tally, budget: budget, config)
@@ -728,7 +728,7 @@ private let beganSegments: [BeganSegmentRow] = [
         let law = try rendered(model.dragLaw)
         #expect(law == row.law, "\(law)")
         // The snapshot's constant members carry the same law.
-        let members = Wire.staticMembers(model: model, clock: .client)
+        let members = SessionProfile(model: model, clock: .client).staticMembers
         let snapshot = try JSONReader.parse([0x7B] + members + [0x7D])
         #expect(snapshot["dragLaw"] == row.law)
     }

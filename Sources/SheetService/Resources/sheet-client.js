@@ -1154,20 +1154,20 @@ export class SheetSession {
         } else if (lastEvent.phase === "changed" && lastRecord.prediction?.finishes && !r.snap) {
             this.stats.mismatches += 1; // the law said the drag finishes here; sheetd did not
         }
-        // A finish the law did not foresee (transition) is a mismatch too.
-        for (let i = 0; i < events.length; i++) {
-            const settled = i === events.length - 1 ? (r.snap ? r : null) : r.batch?.settles.find((s) => s.index === i);
-            if (settled && events[i].phase === "changed" && records[i].prediction && !records[i].prediction.finishes) this.stats.mismatches += 1;
-        }
-        // Animations started from the release law: confirmed by the answer, or corrected below.
+        // What each event of the batch started (the last one's in the answer itself): a finish
+        // the drag law did not foresee (transition) is a mismatch; an animation started from the
+        // release law is confirmed by the answer, or corrected below.
         let confirmed = null;
         for (let i = 0; i < events.length; i++) {
-            const local = records[i].release;
+            const last = i === events.length - 1;
+            const settled = last ? (r.snap ? r : null) : r.batch?.settles.find((s) => s.index === i);
+            const record = records[i];
+            if (settled && events[i].phase === "changed" && record.prediction && !record.prediction.finishes) this.stats.mismatches += 1;
+            const local = record.release;
             if (!local) continue;
-            const settled = i === events.length - 1 ? (r.snap ? r : null) : r.batch?.settles.find((s) => s.index === i);
             if (settled && sameAnimation(local, settled.animation)) {
                 local.id = /** @type {Animation} */ (settled.animation).id;
-                if (i === events.length - 1) confirmed = local;
+                if (last) confirmed = local;
             } else {
                 this.stats.releaseMismatches += 1;
             }
