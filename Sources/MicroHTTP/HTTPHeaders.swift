@@ -289,7 +289,7 @@ public struct HTTPHeaders: @unchecked Sendable, Sequence, ExpressibleByDictionar
 
     /// The value of a Content-Length field: its decimal digits as a number; nil when it has
     /// anything but digits (libmicrohttpd refuses such heads itself) or does not fit an Int.
-    package static func decimalValue(_ value: UnsafeRawBufferPointer) -> Int? {
+    static func decimalValue(_ value: UnsafeRawBufferPointer) -> Int? {
         var n = 0
         for b in value {
             guard b >= 0x30 && b <= 0x39 else { return nil }
@@ -302,14 +302,14 @@ public struct HTTPHeaders: @unchecked Sendable, Sequence, ExpressibleByDictionar
     }
 
     /// Whether `bytes` are exactly `text` (case-sensitive).
-    package static func bytes(_ bytes: UnsafeRawBufferPointer, are text: StaticString) -> Bool {
+    static func bytes(_ bytes: UnsafeRawBufferPointer, are text: StaticString) -> Bool {
         bytes.count == text.utf8CodeUnitCount
             && (bytes.isEmpty || memcmp(bytes.baseAddress!, text.utf8Start, bytes.count) == 0)
     }
 
     /// Whether `bytes` is an RFC 9110 token (letters, digits and !#$%&'*+-.^_`|~): what a field
     /// name must be, so that it cannot smuggle a ":", a space or a line break.
-    package static func isToken(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    static func isToken(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard !bytes.isEmpty else { return false }
         for b in bytes where !isTokenByte(b) { return false }
         return true

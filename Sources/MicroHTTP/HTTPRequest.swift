@@ -11,12 +11,20 @@ public struct HTTPRequestHead: Sendable {
         didSet { queryStart = Self.queryStart(of: target) }
     }
     /// The header fields in the order received.
-    public var headers: HTTPHeaders
+    public var headers: HTTPHeaders {
+        didSet { (contentLength, contentType) = Self.bodyFields(of: headers) }
+    }
     /// The protocol version, e.g. "HTTP/1.1".
     public var version: String
     /// The address of the connection the request came on (nil when unknown, e.g. a request
     /// made in a test without a server).
     public var client: ClientAddress?
+
+    /// The body's length as declared by the one Content-Length field (nil: none, or more than one).
+    /// The server has refused a declared length over its limit before the head reaches a responder.
+    public private(set) var contentLength: Int?
+    /// The Content-Type field's value, as sent.
+    public private(set) var contentType: String?
 
     /// Where the "?" of the target is, found once so `path` and `query` need no search.
     private var queryStart: String.Index?
@@ -28,6 +36,27 @@ public struct HTTPRequestHead: Sendable {
         self.headers = headers
         self.version = version
         self.queryStart = Self.queryStart(of: target)
+        (contentLength, contentType) = Self.bodyFields(of: headers)
+    }
+
+    /// A head whose body fields the server already read in its pass over the headers.
+    init(
+        method: String, target: String, headers: HTTPHeaders, version: String, contentLength: Int?,
+        contentType: String?
+    ) {
+        self.method = method
+        self.target = target
+        self.headers = headers
+        self.version = version
+        self.queryStart = Self.queryStart(of: target)
+        self.contentLength = contentLength
+        self.contentType = contentType
+    }
+
+    /// The declared length (when exactly one Content-Length) and the Content-Type of `headers`.
+    private static func bodyFields(of headers: HTTPHeaders) -> (Int?, String?) {
+        let lengths = headers.values(for: "content-length")
+        return (lengths.count == 1 ? Int(lengths[0]) : nil, headers["content-type"])
     }
 
     /// Where the first "?" of `target` is, searched in its contiguous UTF-8 (a generic

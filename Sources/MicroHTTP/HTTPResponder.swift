@@ -5,10 +5,17 @@
 /// quick and must never wait on Swift concurrency; long work belongs in a stream or elsewhere.
 /// They must not call `HTTPServer.stop()` (that waits for these very threads).
 public protocol HTTPResponder: Sendable {
-    /// Called on libmicrohttpd's own thread once the headers are parsed, before any body byte is
-    /// read. Return a response to refuse the request now (it is sent with `Connection: close` and
-    /// the body is never read), or nil to go on.
+    /// Called on libmicrohttpd's own thread once the headers are parsed and have passed the
+    /// server's own framing rules, before any body byte is read: the application's policy (media
+    /// types, access). Return a response to refuse the request now (it is sent with
+    /// `Connection: close` and the body is never read), or nil to go on.
     func screen(_ head: HTTPRequestHead) -> HTTPResponse?
+
+    /// The answer to a request the server refuses on its own (`HTTPRefusal`: framing, limits,
+    /// deadlines, an unusable response): the server decides that it refuses, the application how
+    /// the refusal reads. Sent with `Connection: close`. For a refused request line or a late head,
+    /// `head` has the target only and an empty method.
+    func refused(_ refusal: HTTPRefusal, _ head: HTTPRequestHead) -> HTTPResponse
 
     /// Called once the whole body is in; synchronous, on a libmicrohttpd thread, possibly
     /// concurrently from several threads of the pool.
@@ -28,4 +35,11 @@ extension HTTPResponder {
 
     /// Does nothing.
     public func deadlinePassed(_ head: HTTPRequestHead) {}
+
+    /// The refusal's detail as plain text, with its status.
+    public func refused(_ refusal: HTTPRefusal, _ head: HTTPRequestHead) -> HTTPResponse {
+        HTTPResponse(
+            status: refusal.status, headers: ["Content-Type": "text/plain; charset=utf-8"],
+            body: Array((refusal.detail + "\n").utf8))
+    }
 }

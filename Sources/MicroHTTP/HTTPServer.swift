@@ -39,6 +39,9 @@ public final class HTTPServer: Sendable {
         /// (libmicrohttpd 0.9.75 cannot answer mid-body); past 1 MiB more, the connection is closed
         /// without an answer.
         public var maxBodyBytes: Int
+        /// Whether a request body may come chunked (de-chunked before `respond(to:)`); false answers
+        /// such requests 411 before the body is read, so that every body has a declared length.
+        public var chunkedBodies: Bool
         /// How long a request may take from its request line to the last byte of its body;
         /// `.zero` for no limit. A head or body still arriving at the deadline is cut off by a
         /// watch thread within 250 ms (slowloris, stalled uploads: libmicrohttpd's own timeout
@@ -59,6 +62,7 @@ public final class HTTPServer: Sendable {
             connectionTimeout: Duration = .seconds(30),
             connectionMemoryLimit: Int = 32 * 1024,
             maxBodyBytes: Int = 16 * 1024,
+            chunkedBodies: Bool = true,
             requestDeadline: Duration = .seconds(10),
             streamDrainTimeout: Duration = .milliseconds(500)
         ) {
@@ -70,6 +74,7 @@ public final class HTTPServer: Sendable {
             self.connectionTimeout = connectionTimeout
             self.connectionMemoryLimit = connectionMemoryLimit
             self.maxBodyBytes = maxBodyBytes
+            self.chunkedBodies = chunkedBodies
             self.requestDeadline = requestDeadline
             self.streamDrainTimeout = streamDrainTimeout
         }

@@ -62,130 +62,46 @@ package final class SheetResponder: HTTPResponder {
 
     // MARK: Before the body
 
-    /// Refuses, before any body byte is read, what must never reach the router: framing that
-    /// libmicrohttpd lets through (API.md), chunked bodies (411), bodies over the limit (413) and
-    /// other media types (415).
+    /// The service's own policy before a body byte is read: bodies are JSON (415). MicroHTTP has
+    /// applied HTTP's framing rules and the body limit already (`refused` renders those).
     package func screen(_ head: HTTPRequestHead) -> HTTPResponse? {
-        guard var refusal = refusal(head) else { return nil }
-        // Refusals never reach `respond`: count and log them here (their latency is ~0: no body read).
+        guard let type = head.contentType, let length = head.contentLength, length > 0,
+            !Self.acceptsMediaType(type)
+        else { return nil }
+        let problem = Problem(
+            status: 415, code: "unsupported-media-type",
+            detail:
+                "bodies are JSON: send Content-Type: application/json (application/*+json and curl's default application/x-www-form-urlencoded work too), not \(type)"
+        )
+        return answerBeforeBody(problem, head, origin: head.headers["origin"])
+    }
+
+    /// A refusal of MicroHTTP's (framing, limits, deadlines), answered as a problem like any other.
+    package func refused(_ refusal: HTTPRefusal, _ head: HTTPRequestHead) -> HTTPResponse {
+        if refusal.isAmbiguousFraming { metrics.rejectedFraming.increment() }
+        let problem = Problem(status: refusal.status, code: refusal.code, detail: refusal.detail)
+        // A head that is itself malformed gets no CORS headers: its Origin cannot be trusted.
+        return answerBeforeBody(problem, head, origin: refusal.headIsReadable ? head.headers["origin"] : nil)
+    }
+
+    /// The answer to a request refused before its body: counted and logged here, since it never
+    /// reaches `respond` (its latency is ~0: no body was read).
+    private func answerBeforeBody(_ problem: Problem, _ head: HTTPRequestHead, origin: String?) -> HTTPResponse {
+        var response = problemResponse(problem, origin: origin)
         let matched = try? Self.match(head)
         let route = matched?.0 ?? .unmatched
-        metrics.record(route: route, status: refusal.status, nanoseconds: 0)
+        metrics.record(route: route, status: response.status, nanoseconds: 0)
         let slot = TraceSlot.mine
         slot.trace = RequestTrace(head.headers)
         defer { slot.trace = nil }
         slot.trace?.sessionID = matched?.1
-        finish(&refusal, head, route: route, nanoseconds: 0, slot)
-        return refusal
+        finish(&response, head, route: route, nanoseconds: 0, slot)
+        return response
     }
 
     package func deadlinePassed(_ head: HTTPRequestHead) {
         metrics.cutOff.increment()
         logger.notice("\(head.target): request still arriving at the request deadline; connection closed")
-    }
-
-    private func refusal(_ head: HTTPRequestHead) -> HTTPResponse? {
-        // One pass over the headers' bytes, comparing names without lowercasing; a String is made
-        // only for a value that is kept (most requests keep one: the Content-Type, when it is not
-        // plainly application/json).
-        var contentLengths = 0
-        var contentLength: Int?
-        var contentLengthIsZero = false
-        var hosts = 0
-        var transferEncoding: String?
-        var contentType: String?
-        var origin: String?
-        var badName: String?
-        head.headers.forEachRaw { name, value in
-            // One pass on the common path; the failure's message names whitespace (API.md's case:
-            // space and tab are not token characters) apart from other bytes.
-            if !HTTPHeaders.isToken(name) {
-                let text = String(decoding: name, as: UTF8.self)
-                badName =
-                    name.contains { $0 == 0x20 || $0 == 0x09 }
-                    ? "whitespace in the header name \"\(text)\""
-                    : "the header name \"\(text)\" is not a token (RFC 9110 §5.1)"
-                return false
-            }
-            // libmicrohttpd 0.9.75 glues an obs-fold continuation line onto the header's name
-            // ("Transfer-Encoding:\r\n chunked" arrives as "Transfer-Encodingchunked"): a front
-            // end that unfolds it would frame the request differently. RFC 9112 §5.2: refuse.
-            if name.count > 4, Self.extendsFramingName(name) {
-                badName = "the header \"\(String(decoding: name, as: UTF8.self))\" looks like a folded framing header"
-                return false
-            }
-            // Dispatch on the length first: most headers match none of these.
-            switch name.count {
-            case 4 where HTTPHeaders.name(name, is: "host"): hosts += 1
-            case 6 where HTTPHeaders.name(name, is: "origin"): origin = String(decoding: value, as: UTF8.self)
-            case 12 where HTTPHeaders.name(name, is: "content-type"):
-                // The common case is kept as a constant, without decoding the bytes.
-                contentType =
-                    HTTPHeaders.bytes(value, are: "application/json")
-                    ? "application/json" : String(decoding: value, as: UTF8.self)
-            case 14 where HTTPHeaders.name(name, is: "content-length"):
-                contentLengths += 1
-                contentLength = HTTPHeaders.decimalValue(value)
-                contentLengthIsZero = value.count == 1 && value[0] == UInt8(ascii: "0")
-            case 17 where HTTPHeaders.name(name, is: "transfer-encoding"):
-                transferEncoding = String(decoding: value, as: UTF8.self)
-            default: break
-            }
-            return true
-        }
-        if let badName { return refuseFraming(badName, origin: nil) }
-        func refuse(_ status: Int, _ code: String, _ detail: String) -> HTTPResponse {
-            problemResponse(Problem(status: status, code: code, detail: detail), origin: origin)
-        }
-        if contentLengths > 1 { return refuseFraming("more than one Content-Length", origin: origin) }
-        if hosts > 1 { return refuseFraming("more than one Host", origin: origin) }
-        // RFC 9112 §3.2: an HTTP/1.1 request without Host is refused.
-        if hosts == 0, head.version == "HTTP/1.1" { return refuseFraming("no Host header", origin: origin) }
-        if let te = transferEncoding {
-            if contentLengths > 0 { return refuseFraming("both Content-Length and Transfer-Encoding", origin: origin) }
-            if te.trimmingCharacters(in: .whitespaces).lowercased() == "chunked" {
-                return refuse(
-                    411, "length-required",
-                    "chunked request bodies are not accepted: send the body with a Content-Length")
-            }
-            metrics.rejectedFraming.increment()
-            return refuse(501, "not-implemented", "transfer coding \"\(te)\" is not supported")
-        }
-        // Over the limit: refused before a byte of the body is read, as a problem of ours.
-        if let n = contentLength, n > configuration.maxBodyBytes {
-            return refuse(
-                413, "body-too-large", "the body is \(n) bytes; the limit is \(configuration.maxBodyBytes) bytes")
-        }
-        if let type = contentType, contentLengths > 0, !contentLengthIsZero, !Self.acceptsMediaType(type) {
-            return refuse(
-                415, "unsupported-media-type",
-                "bodies are JSON: send Content-Type: application/json (application/*+json and curl's default application/x-www-form-urlencoded work too), not \(type)"
-            )
-        }
-        return nil
-    }
-
-    private func refuseFraming(_ what: String, origin: String?) -> HTTPResponse {
-        metrics.rejectedFraming.increment()
-        return problemResponse(
-            Problem(status: 400, code: "bad-framing", detail: "request refused: \(what)"), origin: origin)
-    }
-
-    /// Whether the header name `name` (bytes) is longer than a framing header's name and starts
-    /// with it, ASCII case-insensitively.
-    static func extendsFramingName(_ name: UnsafeRawBufferPointer) -> Bool {
-        // Byte by byte, without lowercasing: this runs for every header of every request.
-        func extends(_ field: StaticString) -> Bool {
-            let n = field.utf8CodeUnitCount
-            guard name.count > n else { return false }
-            for i in 0..<n {
-                let b = name[i]
-                if (b >= 0x41 && b <= 0x5A ? b | 0x20 : b) != field.utf8Start[i] { return false }
-            }
-            return true
-        }
-        return extends("host") || extends("content-length") || extends("transfer-encoding")
-            || extends("content-type")
     }
 
     /// application/json, application/*+json, or curl's default form type (whose body is still JSON).

@@ -21,6 +21,7 @@ public final class SheetServer: Sendable {
         http.port = configuration.port
         http.threads = configuration.threads
         http.maxBodyBytes = configuration.maxBodyBytes
+        http.chunkedBodies = false  // every body with a declared length: 411 before a byte is read
         http.connectionTimeout = .seconds(configuration.connectionTimeout)
         http.connectionLimit = configuration.connectionLimit
         http.perIPConnectionLimit = configuration.perIPConnectionLimit

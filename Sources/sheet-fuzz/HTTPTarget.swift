@@ -3,7 +3,8 @@ import MicroHTTP
 import SheetService
 
 /// The default mode: a script of HTTP requests run through one SheetResponder, as libmicrohttpd's
-/// threads call it: `screen` on the head, then (unless it refused) `respond` on the whole request.
+/// threads call it: MicroHTTP's framing rules and `screen` on the head, then (unless either
+/// refused) `respond` on the whole request.
 ///
 /// The script is text, one line at a time (so seeds are readable and the fuzzer's dictionary
 /// tokens land in useful places), in HTTP's order: a request line, then what belongs to it.
@@ -99,7 +100,10 @@ enum HTTPTarget {
         }
         let head = HTTPRequestHead(method: r.method, target: r.target, headers: headers, version: r.version)
         let what = "\(r.method) \(r.target)"
-        if let refusal = responder.screen(head) {
+        // As the server does: its framing rules first (MicroHTTP's), then the service's screen.
+        let framing = HTTPRefusal.framing(
+            of: head, maxBodyBytes: ServiceConfiguration().maxBodyBytes, chunkedBodies: false)
+        if let refusal = framing.map({ responder.refused($0, head) }) ?? responder.screen(head) {
             if tracing { trace("\(what) → screen \(refusal.status)") }
             check(
                 [400, 411, 413, 415, 501].contains(refusal.status),

@@ -83,10 +83,10 @@ struct HTTPServerTests {
             try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: \(length)\r\n\r\n")
             let response = try client.readResponse()
             #expect(response.status == 413)
-            #expect(response.headers["Content-Type"] == "application/problem+json")
+            // Rendered by the responder (here the protocol's default: the detail as plain text).
+            #expect(response.headers["Content-Type"] == "text/plain; charset=utf-8")
             #expect(response.headers["Connection"]?.lowercased() == "close")
-            #expect(response.text.contains("\"status\":413"))
-            #expect(response.text.hasPrefix("{\"type\":\"about:blank\",\"title\":\"Content Too Large\""))
+            #expect(response.text == "the body is \(length) bytes; the limit is 16384 bytes\n")
             #expect(try client.readsEOF())
             #expect(responder.respondCalls.withLock { $0 } == 0)
         }
@@ -179,8 +179,8 @@ struct HTTPServerTests {
     @Test(arguments: [
         // A refused GET.
         ("GET", 0),
-        // A refused POST whose body is never sent: the answer must not wait for it.
-        ("POST", 100_000),
+        // A refused POST whose body (within the limit) is never sent: the answer must not wait for it.
+        ("POST", 1_000),
     ])
     func screenRefusesBeforeTheBody(method: String, length: Int) throws {
         let responder = TestResponder()
@@ -192,6 +192,65 @@ struct HTTPServerTests {
             #expect(response.text == "refused")
             #expect(response.headers["Connection"]?.lowercased() == "close")
             #expect(try client.readsEOF())
+            #expect(responder.respondCalls.withLock { $0 } == 0)
+        }
+    }
+
+    /// (raw head after the request line, the refusal's reason, its status, words of its detail):
+    /// the framing rules MicroHTTP applies in its one pass over the head, before the responder's
+    /// screen() or respond(to:) runs. Each refusal is handed to the responder's refused(_:_:).
+    @Test(arguments: [
+        // RFC 9112 §6.3: two Content-Length fields, even equal, are ambiguous framing.
+        (
+            "Host: t\r\nContent-Length: 2\r\nContent-Length: 2\r\n", HTTPRefusal.Reason.repeatedContentLength, 400,
+            "more than one Content-Length"
+        ),
+        // RFC 9110 §7.2: a request names one host.
+        ("Host: t\r\nHost: u\r\n", .repeatedHost, 400, "more than one Host"),
+        // RFC 9112 §3.2: HTTP/1.1 requires Host.
+        ("X-A: 1\r\n", .missingHost, 400, "no Host header"),
+        // RFC 9112 §6.3: Content-Length with Transfer-Encoding is a smuggling vector.
+        (
+            "Host: t\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n", .lengthWithTransferEncoding, 400,
+            "both Content-Length and Transfer-Encoding"
+        ),
+        // Only chunked is a transfer coding the server reads.
+        ("Host: t\r\nTransfer-Encoding: gzip\r\n", .unsupportedTransferCoding, 501, "\"gzip\" is not supported"),
+        // Whitespace before the colon: a front end may strip it and read the field.
+        ("Host: t\r\nContent-Length : 0\r\n", .malformedHeaderName, 400, "whitespace in the header name"),
+        // A field name must be a token (RFC 9110 §5.1).
+        ("Host: t\r\nX(y): 1\r\n", .malformedHeaderName, 400, "is not a token"),
+        // An obs-fold that libmicrohttpd glued onto a framing header's name.
+        ("Host: t\r\nTransfer-Encoding:\r\n chunked\r\n", .foldedFramingHeader, 400, "folded framing header"),
+        // A declared body over the limit, refused before it is read.
+        ("Host: t\r\nContent-Length: 20000\r\n", .bodyTooLarge, 413, "the limit is 16384 bytes"),
+    ])
+    func framingRulesRefuseBeforeTheResponder(
+        fields: String, reason: HTTPRefusal.Reason, status: Int, detail: String
+    ) throws {
+        let responder = TestResponder()
+        try withServer(responder: responder) { server in
+            let client = try RawHTTPClient(port: server.port)
+            try client.send("POST /echo HTTP/1.1\r\n\(fields)\r\n")
+            let response = try client.readResponse()
+            #expect(response.status == status)
+            #expect(response.text.contains(detail))
+            #expect(response.headers["Connection"]?.lowercased() == "close")
+            #expect(responder.refusals.withLock { $0.map(\.reason) } == [reason])
+            #expect(responder.screenCalls.withLock { $0 } == 0)
+            #expect(responder.respondCalls.withLock { $0 } == 0)
+        }
+    }
+
+    /// With `chunkedBodies: false` a chunked body is refused 411 before a byte of it is read.
+    @Test func chunkedBodiesCanBeRefused() throws {
+        let responder = TestResponder()
+        try withServer(chunkedBodies: false, responder: responder) { server in
+            let client = try RawHTTPClient(port: server.port)
+            try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")
+            let response = try client.readResponse()
+            #expect(response.status == 411)
+            #expect(responder.refusals.withLock { $0.map(\.reason) } == [.chunkedBody])
             #expect(responder.respondCalls.withLock { $0 } == 0)
         }
     }
@@ -224,7 +283,7 @@ struct HTTPServerTests {
             let response = try client.request("GET", path)
             #expect(response.status == 500)
             #expect(response.headers["Injected"] == nil)
-            #expect(response.headers["Content-Type"] == "application/problem+json")
+            #expect(response.headers["Content-Type"] == "text/plain; charset=utf-8")
         }
     }
 

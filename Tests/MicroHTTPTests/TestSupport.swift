@@ -15,8 +15,21 @@ final class TestResponder: HTTPResponder {
         self.onStream = onStream
     }
 
+    /// The refusals the server handed over, in order.
+    let refusals = Mutex<[HTTPRefusal]>([])
+    let screenCalls = Mutex(0)
+
     func screen(_ head: HTTPRequestHead) -> HTTPResponse? {
-        head.path == "/refuse" ? HTTPResponse(status: 403, body: Array("refused".utf8)) : nil
+        screenCalls.withLock { $0 += 1 }
+        return head.path == "/refuse" ? HTTPResponse(status: 403, body: Array("refused".utf8)) : nil
+    }
+
+    /// Records the refusal and answers as the protocol's default does (its detail as plain text).
+    func refused(_ refusal: HTTPRefusal, _ head: HTTPRequestHead) -> HTTPResponse {
+        refusals.withLock { $0.append(refusal) }
+        return HTTPResponse(
+            status: refusal.status, headers: ["Content-Type": "text/plain; charset=utf-8"],
+            body: Array((refusal.detail + "\n").utf8))
     }
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
@@ -66,11 +79,13 @@ final class TestResponder: HTTPResponder {
 func withServer<T>(
     threads: Int = 1,
     maxBodyBytes: Int = 16 * 1024,
+    chunkedBodies: Bool = true,
     responder: TestResponder = TestResponder(),
     _ body: (HTTPServer) throws -> T
 ) throws -> T {
     let server = HTTPServer(
-        configuration: .init(port: 0, threads: threads, maxBodyBytes: maxBodyBytes), responder: responder)
+        configuration: .init(port: 0, threads: threads, maxBodyBytes: maxBodyBytes, chunkedBodies: chunkedBodies),
+        responder: responder)
     try server.start()
     defer { server.stop() }
     return try body(server)

@@ -179,8 +179,10 @@ private func requestCompleted(
         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
         core.inFlight.subtract(1, ordering: .relaxed)
         // Before libmicrohttpd closes the socket (it does so after this callback), and before the
-        // state is released (the watch holds it unretained).
-        core.headWatch?.leave(request.takeUnretainedValue())
+        // state is released (the watch holds it unretained). An answered request left the watch
+        // when it was answered; only one aborted while arriving is still in it.
+        let state = request.takeUnretainedValue()
+        if case .answered = state.phase {} else { core.headWatch?.leave(state) }
     }
     request.release()
     context.pointee = nil
@@ -221,7 +223,11 @@ private func handleAccess(
     case .awaitingHead:
         if core.deadlinePassed(request) {
             // The head itself took longer than the whole request may (a slow-header client).
-            return answer(requestTimedOut(core), closing: true, request, on: connection, core: core)
+            let seconds = core.requestDeadline.map { "\($0.components.seconds)" } ?? "?"
+            let refusal = HTTPRefusal(
+                .requestTimeout,
+                "The request took longer than \(seconds) s to arrive; send it again, all at once.")
+            return refuse(refusal, HTTPRequestHead(method: "", target: request.target), request, connection, core)
         }
         // libmicrohttpd hands the target over NUL-terminated in the line's buffer, right before
         // the version: a NUL inside the target would cut it short unseen ("/sessions/a\0junk" →
@@ -230,27 +236,27 @@ private func handleAccess(
         if let url, let version, request.targetLength >= 0,
             UnsafeRawPointer(version) - UnsafeRawPointer(url) != request.targetLength + 1
         {
-            return answer(
-                Problem.response(
-                    status: 400, title: "Bad Request",
-                    detail: "The request line is malformed (a control character or extra space in the target).",
-                    code: "bad-request-line"),
-                closing: true, request, on: connection, core: core)
+            let refusal = HTTPRefusal(
+                .malformedRequestLine,
+                "The request line is malformed (a control character or extra space in the target).")
+            return refuse(refusal, HTTPRequestHead(method: "", target: request.target), request, connection, core)
         }
-        let (headers, declaredLength) = receivedHeaders(of: connection)
+        // One pass over the fields: gathered, and the framing rules applied on the way.
+        let reader = HeadReader(of: connection)
+        let versionText = version.map(knownString) ?? ""
         var head = HTTPRequestHead(
-            method: method.map(knownString) ?? "",
-            target: request.target,
-            headers: headers,
-            version: version.map(knownString) ?? "")
+            method: method.map(knownString) ?? "", target: request.target, headers: reader.headers,
+            version: versionText, contentLength: reader.declaredLength, contentType: reader.contentType)
         head.client = cmhd_connection_client_address(connection).flatMap(ClientAddress.init)
+        if let refusal = reader.refusal(
+            version: versionText, maxBodyBytes: core.maxBodyBytes, chunkedBodies: core.chunkedBodies)
+        {
+            return refuse(refusal, head, request, connection, core)
+        }
         if let refusal = core.responder.screen(head) {
             return answer(refusal, closing: true, request, on: connection, core: core)
         }
-        if declaredLength > core.maxBodyBytes {
-            return answer(bodyTooLarge(limit: core.maxBodyBytes), closing: true, request, on: connection, core: core)
-        }
-        if declaredLength > 0 { request.body.reserveCapacity(declaredLength) }
+        if let length = head.contentLength, length > 0 { request.body.reserveCapacity(length) }
         request.head = consume head
         request.phase = .readingBody
         return MHD_Result.YES
@@ -276,6 +282,7 @@ private func handleAccess(
         // second) is cut here: MHD_NO closes the connection, no answer can be queued mid-request.
         if !request.body.isEmpty, core.deadlinePassed(request) {
             core.headWatch?.leave(request)
+            request.phase = .answered
             core.responder.deadlinePassed(head)
             return MHD_Result.NO
         }
@@ -294,7 +301,8 @@ private func handleAccess(
             request.phase = .discardingBody(allowance: allowance - count)
             return MHD_Result.YES
         }
-        return answer(bodyTooLarge(limit: core.maxBodyBytes), closing: true, request, on: connection, core: core)
+        let head = request.head.take() ?? HTTPRequestHead(method: "", target: request.target)
+        return refuse(HeadReader.tooLarge(limit: core.maxBodyBytes), head, request, connection, core)
 
     case .answered:
         // Body bytes after a refusal: drop them (libmicrohttpd closes the connection afterwards).
@@ -310,7 +318,18 @@ private func answer(
 ) -> MHD_Result {
     request.phase = .answered
     core.headWatch?.leave(request)
-    return queue(response, closing: closing, on: connection, core: core)
+    return queue(response, closing: closing, on: connection, core: core) { reason in
+        core.responder.refused(
+            HTTPRefusal(.unusableResponse, reason), HTTPRequestHead(method: "", target: request.target))
+    }
+}
+
+/// Answers `request` with the responder's rendering of `refusal`, closing the connection.
+private func refuse(
+    _ refusal: HTTPRefusal, _ head: HTTPRequestHead, _ request: RequestState, _ connection: OpaquePointer,
+    _ core: ServerCore
+) -> MHD_Result {
+    answer(core.responder.refused(refusal, head), closing: true, request, on: connection, core: core)
 }
 
 /// The method or version libmicrohttpd parsed, as a String: the common ones are constants (no
@@ -339,51 +358,6 @@ private func knownString(_ text: UnsafePointer<CChar>) -> String {
     }
 }
 
-/// 408 for a request whose head arrived after its deadline.
-private func requestTimedOut(_ core: ServerCore) -> HTTPResponse {
-    let seconds = core.requestDeadline.map { "\($0.components.seconds)" } ?? "?"
-    return Problem.response(
-        status: 408, title: "Request Timeout",
-        detail: "The request took longer than \(seconds) s to arrive; send it again, all at once.",
-        code: "request-timeout")
-}
-
-/// The request's header fields in the order received, gathered in one pass over libmicrohttpd's
-/// list (names and values with their lengths, so no strlen) into one buffer, and the largest
-/// Content-Length among them (0 when none; libmicrohttpd has already refused malformed ones; it
-/// saturates instead of overflowing, so absurd values still count as too large).
-private func receivedHeaders(of connection: OpaquePointer) -> (HTTPHeaders, declaredLength: Int) {
-    // A typical head's fields fit in 512 bytes: one allocation, grown only for larger heads.
-    var gathered = (headers: HTTPHeaders(reservingBytes: 448, fields: 8), declaredLength: 0)
-    withUnsafeMutablePointer(to: &gathered) { pointer in
-        _ = MHD_get_connection_values_n(
-            connection, MHD_ValueKind.HEADER_KIND,
-            { cls, _, key, keySize, value, valueSize in
-                guard let cls, let key else { return MHD_Result.YES }
-                let gathered = cls.assumingMemoryBound(to: (headers: HTTPHeaders, declaredLength: Int).self)
-                let name = UnsafeRawBufferPointer(start: key, count: keySize)
-                let text =
-                    value.map { UnsafeRawBufferPointer(start: $0, count: valueSize) }
-                    ?? UnsafeRawBufferPointer(start: nil, count: 0)
-                gathered.pointee.headers.append(name: name, value: text)
-                if HTTPHeaders.name(name, is: "content-length") {
-                    // Too large for an Int still counts as too large.
-                    let length = HTTPHeaders.decimalValue(text) ?? Int.max
-                    gathered.pointee.declaredLength = max(gathered.pointee.declaredLength, length)
-                }
-                return MHD_Result.YES
-            }, pointer)
-    }
-    return gathered
-}
-
 /// How many bytes of an over-limit chunked body are read and dropped so that the client can be
 /// told 413, in bytes; a client sending more than this is cut off without an answer.
 private let discardAllowance = 1024 * 1024
-
-/// 413 with the limit in the detail.
-private func bodyTooLarge(limit: Int) -> HTTPResponse {
-    Problem.response(
-        status: 413, title: "Content Too Large", detail: "The request body exceeds the limit of \(limit) bytes.",
-        code: "body-too-large")
-}

@@ -13,9 +13,13 @@ enum QueueOutcome {
     case failed
 }
 
-/// Queues `response` on the connection; falls back to a 500 problem (closing the connection) when
-/// the response cannot be sent as given, and to closing the connection when even that fails.
-func queue(_ response: HTTPResponse, closing: Bool, on connection: OpaquePointer, core: ServerCore) -> MHD_Result {
+/// Queues `response` on the connection; falls back to `unusable`'s answer (a 500, closing the
+/// connection) when the response cannot be sent as given, and to closing the connection when even
+/// that fails.
+func queue(
+    _ response: HTTPResponse, closing: Bool, on connection: OpaquePointer, core: ServerCore,
+    unusable: (String) -> HTTPResponse
+) -> MHD_Result {
     // Once draining, every answer closes its connection: a client's next request then goes to a
     // new connection (and, once quiesced, another instance) instead of one that stopping would cut.
     let closing = closing || response.closesConnection || core.closesAfterAnswer.load(ordering: .relaxed)
@@ -25,7 +29,7 @@ func queue(_ response: HTTPResponse, closing: Bool, on connection: OpaquePointer
     case .failed:
         return MHD_Result.NO
     case .refused(let reason):
-        let fallback = Problem.response(status: 500, title: "Internal Server Error", detail: reason, code: "internal")
+        let fallback = unusable(reason)
         if case .queued = queueOnce(fallback, closing: true, on: connection, core: core) { return MHD_Result.YES }
         return MHD_Result.NO
     }
@@ -113,41 +117,4 @@ func queueCreatedResponse(
         guard MHD_add_response_header(response, "Connection", "close") == MHD_Result.YES else { return .failed }
     }
     return MHD_queue_response(connection, status, response) == MHD_Result.YES ? .queued : .failed
-}
-
-/// The RFC 9457 problem documents MicroHTTP sends on its own (oversized bodies, unusable responses),
-/// built by hand so that the request path needs no JSON library.
-enum Problem {
-    /// A response with an `application/problem+json` body.
-    /// `code` is the stable machine-readable name the service's own problems carry too.
-    static func response(status: Int, title: String, detail: String, code: String) -> HTTPResponse {
-        var json = "{\"type\":\"about:blank\",\"title\":"
-        appendQuoted(title, to: &json)
-        json += ",\"status\":\(status),\"detail\":"
-        appendQuoted(detail, to: &json)
-        json += ",\"code\":"
-        appendQuoted(code, to: &json)
-        json += "}"
-        return HTTPResponse(
-            status: status, headers: ["Content-Type": "application/problem+json"], body: Array(json.utf8))
-    }
-
-    /// Appends `text` as a JSON string literal (RFC 8259 §7 escapes).
-    static func appendQuoted(_ text: String, to json: inout String) {
-        json += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": json += "\\\""
-            case "\\": json += "\\\\"
-            case "\n": json += "\\n"
-            case "\r": json += "\\r"
-            case "\t": json += "\\t"
-            case "\u{0}"..."\u{1F}":
-                let hex = String(scalar.value, radix: 16)
-                json += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: json.unicodeScalars.append(scalar)
-            }
-        }
-        json += "\""
-    }
 }

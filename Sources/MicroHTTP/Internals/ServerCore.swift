@@ -6,6 +6,8 @@ final class ServerCore: Sendable {
     let responder: any HTTPResponder
     /// The largest request body accepted, in bytes.
     let maxBodyBytes: Int
+    /// Whether chunked request bodies are read (else refused 411).
+    let chunkedBodies: Bool
     /// How long a request may take from its request line to its last body byte (nil: no limit).
     let requestDeadline: Duration?
     /// The streams currently bound to a connection of this server, so that stopping can end them.
@@ -21,6 +23,7 @@ final class ServerCore: Sendable {
     init(configuration: HTTPServer.Configuration, responder: any HTTPResponder) {
         self.responder = responder
         self.maxBodyBytes = configuration.maxBodyBytes
+        self.chunkedBodies = configuration.chunkedBodies
         self.requestDeadline = configuration.requestDeadline > .zero ? configuration.requestDeadline : nil
         self.headWatch = requestDeadline.map { _ in HeadWatch() }
     }

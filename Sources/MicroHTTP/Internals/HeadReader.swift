@@ -1,0 +1,158 @@
+import CMicroHTTPD
+
+/// A request's header fields gathered from libmicrohttpd in one pass over its list, with HTTP's
+/// framing rules applied on the way: the rules libmicrohttpd 0.9.75 does not apply itself
+/// (docs/MICROHTTP.md), which decide whether this server and a front end read the same request.
+///
+/// One pass, comparing names without lowercasing, dispatching on a name's length first (most
+/// headers match none of the framing fields); a String is made only for a value that is kept.
+struct HeadReader {
+    /// The fields in the order received.
+    var headers = HTTPHeaders(reservingBytes: 448, fields: 8)
+    /// The Content-Type value ("application/json" is kept as a constant, without decoding).
+    private(set) var contentType: String?
+    /// The first header name that breaks a rule, with the rule.
+    private var badName: HTTPRefusal?
+    private var contentLengths = 0
+    /// The last Content-Length's value (nil: none, or not a number that fits an Int).
+    private var contentLength: Int?
+    private var hosts = 0
+    private var transferEncoding: String?
+
+    /// Reads `headers` as if they had arrived (a head made without a socket: fuzzing).
+    init(_ headers: HTTPHeaders) {
+        headers.forEachRaw { name, value in
+            read(name: name, value: value)
+            return true
+        }
+    }
+
+    /// Reads the header fields of the request on `connection`.
+    init(of connection: OpaquePointer) {
+        withUnsafeMutablePointer(to: &self) { pointer in
+            _ = MHD_get_connection_values_n(
+                connection, MHD_ValueKind.HEADER_KIND,
+                { cls, _, key, keySize, value, valueSize in
+                    guard let cls, let key else { return MHD_Result.YES }
+                    let name = UnsafeRawBufferPointer(start: key, count: keySize)
+                    let text =
+                        value.map { UnsafeRawBufferPointer(start: $0, count: valueSize) }
+                        ?? UnsafeRawBufferPointer(start: nil, count: 0)
+                    cls.assumingMemoryBound(to: HeadReader.self).pointee.read(name: name, value: text)
+                    return MHD_Result.YES
+                }, pointer)
+        }
+    }
+
+    private mutating func read(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        headers.append(name: name, value: value)
+        guard badName == nil else { return }
+        if !HTTPHeaders.isToken(name) {
+            // Whitespace is named apart from other bytes: space and tab before the colon is the
+            // classic smuggling case (a front end may strip them and read the field).
+            let text = String(decoding: name, as: UTF8.self)
+            badName = HTTPRefusal(
+                .malformedHeaderName,
+                name.contains { $0 == 0x20 || $0 == 0x09 }
+                    ? "request refused: whitespace in the header name \"\(text)\""
+                    : "request refused: the header name \"\(text)\" is not a token (RFC 9110 §5.1)")
+            return
+        }
+        if name.count > 4, Self.extendsFramingName(name) {
+            badName = HTTPRefusal(
+                .foldedFramingHeader,
+                "request refused: the header \"\(String(decoding: name, as: UTF8.self))\" looks like a folded framing header"
+            )
+            return
+        }
+        switch name.count {
+        case 4 where HTTPHeaders.name(name, is: "host"): hosts += 1
+        case 12 where HTTPHeaders.name(name, is: "content-type"):
+            contentType =
+                HTTPHeaders.bytes(value, are: "application/json")
+                ? "application/json" : String(decoding: value, as: UTF8.self)
+        case 14 where HTTPHeaders.name(name, is: "content-length"):
+            contentLengths += 1
+            contentLength = HTTPHeaders.decimalValue(value)
+        case 17 where HTTPHeaders.name(name, is: "transfer-encoding"):
+            transferEncoding = String(decoding: value, as: UTF8.self)
+        default: break
+        }
+    }
+
+    /// The Content-Length the request declares: nil when it has none or more than one.
+    var declaredLength: Int? { contentLengths == 1 ? contentLength : nil }
+
+    /// Why the request must be refused before its body is read, or nil to go on. In order: the
+    /// first bad name, then the framing fields (RFC 9112 §3.2, §6.1, §6.3), then the body limit.
+    func refusal(version: String, maxBodyBytes: Int, chunkedBodies: Bool) -> HTTPRefusal? {
+        if let badName { return badName }
+        if contentLengths > 1 {
+            return HTTPRefusal(.repeatedContentLength, "request refused: more than one Content-Length")
+        }
+        if hosts > 1 { return HTTPRefusal(.repeatedHost, "request refused: more than one Host") }
+        if hosts == 0, version == "HTTP/1.1" { return HTTPRefusal(.missingHost, "request refused: no Host header") }
+        if let coding = transferEncoding {
+            if contentLengths > 0 {
+                return HTTPRefusal(
+                    .lengthWithTransferEncoding, "request refused: both Content-Length and Transfer-Encoding")
+            }
+            let isChunked = Self.trimmingSpaces(coding).lowercased() == "chunked"
+            if !isChunked {
+                return HTTPRefusal(.unsupportedTransferCoding, "transfer coding \"\(coding)\" is not supported")
+            }
+            if !chunkedBodies {
+                return HTTPRefusal(
+                    .chunkedBody, "chunked request bodies are not accepted: send the body with a Content-Length")
+            }
+        }
+        if contentLengths == 1 {
+            // Refused before a byte of the body is read. A length too large for an Int is too large.
+            guard let length = contentLength else { return Self.tooLarge(limit: maxBodyBytes) }
+            if length > maxBodyBytes {
+                return HTTPRefusal(.bodyTooLarge, "the body is \(length) bytes; the limit is \(maxBodyBytes) bytes")
+            }
+        }
+        return nil
+    }
+
+    /// 413 for a body that grew past the limit while arriving (a chunked one), or whose length
+    /// does not even fit an Int.
+    static func tooLarge(limit: Int) -> HTTPRefusal {
+        HTTPRefusal(.bodyTooLarge, "The request body exceeds the limit of \(limit) bytes.")
+    }
+
+    /// `text` without leading and trailing spaces and tabs (RFC 9110 §5.5's optional whitespace).
+    private static func trimmingSpaces(_ text: String) -> Substring {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        let start = text.firstIndex { !isSpace($0) } ?? text.endIndex
+        let end = text.lastIndex { !isSpace($0) }.map { text.index(after: $0) } ?? start
+        return text[start..<max(start, end)]
+    }
+
+    /// Whether the header name `name` (bytes) is longer than a framing header's name and starts
+    /// with it, ASCII case-insensitively (the obs-fold libmicrohttpd glues onto the name).
+    static func extendsFramingName(_ name: UnsafeRawBufferPointer) -> Bool {
+        // Byte by byte, without lowercasing: this runs for every header of every request.
+        func extends(_ field: StaticString) -> Bool {
+            let n = field.utf8CodeUnitCount
+            guard name.count > n else { return false }
+            for i in 0..<n {
+                let b = name[i]
+                if (b >= 0x41 && b <= 0x5A ? b | 0x20 : b) != field.utf8Start[i] { return false }
+            }
+            return true
+        }
+        return extends("host") || extends("content-length") || extends("transfer-encoding")
+            || extends("content-type")
+    }
+}
+
+extension HTTPRefusal {
+    /// The refusal the server would answer `head` with before its body, by the same rules and in
+    /// the same order, for a head made without a socket (the fuzz target); nil to go on.
+    package static func framing(of head: HTTPRequestHead, maxBodyBytes: Int, chunkedBodies: Bool) -> HTTPRefusal? {
+        HeadReader(head.headers).refusal(
+            version: head.version, maxBodyBytes: maxBodyBytes, chunkedBodies: chunkedBodies)
+    }
+}
