@@ -1020,8 +1020,10 @@ package final class SheetResponder: HTTPResponder {
     private static let jsonHeaders = (["Content-Type": "application/json"] as HTTPHeaders).vetted()!
 
     /// A JSON reply sent from `buffer` (a writer's, `JSONWriter.takeBuffer()`) without a copy.
-    static func json(_ status: Int, _ buffer: ResponseBuffer) -> HTTPResponse {
-        HTTPResponse(status: status, headers: jsonHeaders, body: .buffer(buffer))
+    static func json(_ status: Int, _ buffer: JSONBuffer) -> HTTPResponse {
+        HTTPResponse(
+            status: status, headers: jsonHeaders,
+            body: .buffer(ResponseBuffer(owner: buffer.storage, start: buffer.start, count: buffer.count)))
     }
 
     static func json(_ status: Int, _ text: String) -> HTTPResponse {

@@ -6,10 +6,16 @@ import Testing
 
 /// Answers `/buffer/N` with N pattern bytes in a `ResponseBuffer` (and `/bad-buffer/N` with the
 /// same behind a header libmicrohttpd cannot send), keeping a weak reference to each buffer's
-/// storage so that a test can see when libmicrohttpd let go of it.
+/// owner so that a test can see when libmicrohttpd let go of it.
 private final class BufferResponder: HTTPResponder {
+    /// Bytes in memory of their own, freed when the last reference goes.
+    final class Bytes {
+        let start: UnsafeMutablePointer<UInt8>
+        init(count: Int) { start = .allocate(capacity: max(count, 1)) }
+        deinit { start.deallocate() }
+    }
     private struct Made: @unchecked Sendable {
-        weak var storage: ResponseBuffer.Storage?
+        weak var storage: Bytes?
     }
     private let made = Mutex<[Made]>([])
 
@@ -20,10 +26,10 @@ private final class BufferResponder: HTTPResponder {
     func respond(to request: HTTPRequest) -> HTTPResponse {
         let parts = request.path.split(separator: "/")
         guard parts.count == 2, let size = Int(parts[1]) else { return HTTPResponse(status: 404) }
-        let buffer = ResponseBuffer(capacity: size)
-        for i in 0..<size { buffer.start[i] = UInt8(truncatingIfNeeded: i &* 7 &+ 3) }
-        buffer.count = size
-        made.withLock { $0.append(Made(storage: buffer.storage)) }
+        let bytes = Bytes(count: size)
+        for i in 0..<size { bytes.start[i] = UInt8(truncatingIfNeeded: i &* 7 &+ 3) }
+        let buffer = ResponseBuffer(owner: bytes, start: bytes.start, count: size)
+        made.withLock { $0.append(Made(storage: bytes)) }
         let headers: HTTPHeaders = parts[0] == "bad-buffer" ? ["X-Echo": "a\r\nInjected: 1"] : ["X-Kind": "buffer"]
         return HTTPResponse(status: 200, headers: headers, body: .buffer(buffer))
     }

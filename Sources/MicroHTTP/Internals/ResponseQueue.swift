@@ -58,10 +58,10 @@ private func queueOnce(_ response: HTTPResponse, closing: Bool, on connection: O
     case .buffer(let buffer):
         // Sent from the buffer's memory: libmicrohttpd holds a reference, released when it frees
         // the response (after the last byte went out, or when queueing fails).
-        let owner = Unmanaged.passRetained(buffer.storage)
+        let owner = Unmanaged.passRetained(buffer.owner)
         guard
             let created = MHD_create_response_from_buffer_with_free_callback_cls(
-                buffer.count, buffer.start, releaseResponseBuffer, owner.toOpaque())
+                buffer.count, UnsafeMutableRawPointer(mutating: buffer.start), releaseResponseBuffer, owner.toOpaque())
         else {
             owner.release()
             return .failed
@@ -77,7 +77,7 @@ private func queueOnce(_ response: HTTPResponse, closing: Bool, on connection: O
 /// libmicrohttpd's free callback for a `.buffer` body: drops the reference taken when queueing.
 private func releaseResponseBuffer(_ owner: UnsafeMutableRawPointer?) {
     guard let owner else { return }
-    Unmanaged<ResponseBuffer.Storage>.fromOpaque(owner).release()
+    Unmanaged<AnyObject>.fromOpaque(owner).release()
 }
 
 /// Adds the header fields to a freshly created response, queues it, and drops our reference to it

@@ -1,5 +1,5 @@
 // A direct JSON writer for fixed reply schemas. Pure Swift, no Foundation.
-// It writes into a `ResponseBuffer`, which a reply can take and send without a copy.
+// It writes into a `JSONBuffer`, which a reply can take and send without a copy.
 //
 //     var w = JSONWriter(capacity: 256)
 //     w.beginObject()
@@ -21,14 +21,12 @@
 // not pass them (the engine guarantees finite numbers); if one slips through,
 // `null` is written so the output stays valid JSON.
 
-import MicroHTTP
-
 package struct JSONWriter {
     /// Output buffer: memory written through a pointer, one capacity and
     /// uniqueness check per call (instead of per byte, as `[UInt8].append` does).
     /// Copying a writer shares it until either copy writes (copy on write), and
     /// so does a buffer taken by `takeBuffer()`.
-    private var buffer: ResponseBuffer
+    private var buffer: JSONBuffer
     private var length = 0
     /// The buffer's capacity in bytes, kept here so that the fast path reads no class property
     /// (each read of one is a dynamic exclusivity check).
@@ -44,7 +42,7 @@ package struct JSONWriter {
 
     package init(capacity: Int = 256) {
         self.capacity = max(capacity, 16)
-        buffer = ResponseBuffer(capacity: self.capacity)
+        buffer = JSONBuffer(capacity: self.capacity)
     }
 
     /// The JSON text written so far (a fresh array each time you ask).
@@ -61,7 +59,7 @@ package struct JSONWriter {
     /// `HTTPResponse(status:headers:body: .buffer(…))`. Writing on afterwards copies the buffer first.
     /// (Mutating, not consuming: a consuming method copied the writer to check uniqueness, so
     /// the check always failed and the bytes were copied after all.)
-    package mutating func takeBuffer() -> ResponseBuffer {
+    package mutating func takeBuffer() -> JSONBuffer {
         // A buffer shared with a copy of this writer (or a reply taken from one) gets its own
         // bytes first: setting the count must not change what another holder sees.
         if !buffer.isUniquelyReferenced() { makeRoom(for: 0) }
@@ -306,7 +304,7 @@ package struct JSONWriter {
     private mutating func makeRoom(for n: Int) {
         let needed = length + n
         if needed > capacity { capacity = max(needed, capacity * 2) }
-        let fresh = ResponseBuffer(capacity: capacity)
+        let fresh = JSONBuffer(capacity: capacity)
         fresh.start.update(from: buffer.start, count: length)
         buffer = fresh
     }
