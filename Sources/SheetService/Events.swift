@@ -1,0 +1,248 @@
+import MicroHTTP
+import SheetPhysics
+import Synchronization
+
+/// The events that move a card: pan gestures (one or a batch), show and dismiss, applied to the
+/// session under its lock, with each animation they start announced to the session's streams.
+extension SheetResponder {
+    /// Applies one event to a session under its lock, at the event's time on the session's clock.
+    func apply(
+        _ box: SessionBox, _ event: SheetEvent, clientTime: Double?, receivedAt: ContinuousClock.Instant
+    ) throws(Problem) -> SheetOutcome {
+        let now = clock.seconds(at: receivedAt)
+        let outcome = box.record.withLock { r in
+            // Server clock: the receive time, never before the session's last event (two
+            // requests may take the lock in the other order than they were received).
+            let time = box.profile.clock == .client ? clientTime! : max(now, r.sheet.lastTime)
+            let outcome = r.sheet.handle(event, at: time)
+            announce(outcome, box.profile.clock, &r, now: now)
+            // Every accepted event is written behind (coalesced per session, never waited for):
+            // a load balancer may send the next event to another instance at any time (a drain,
+            // a failure, an instance coming back), and that one must find this state.
+            switch outcome.action {
+            case .settle, .dragged, .unchanged: save(box, &r)
+            case .conflict, .invalid: break
+            }
+            return outcome
+        }
+        // Draining: the answer waits until the store has the state, so a client's next request,
+        // which may reach another instance, finds it there.
+        if archive != nil, draining.load(ordering: .relaxed) { _ = archive?.flush(timeout: 1) }
+        box.touch(now)
+        switch outcome.action {
+        case let .conflict(c): throw Problem(c)
+        case let .invalid(e): throw Problem(e)
+        case .settle: metrics.animationsStarted.increment()
+        case .dragged, .unchanged: break
+        }
+        return outcome
+    }
+
+    /// Frame streams hear of an outcome under the session's lock, so they see events in order.
+    @inline(__always)
+    func announce(_ outcome: SheetOutcome, _ clock: SessionClock, _ r: inout SessionRecord, now: Double) {
+        if let a = outcome.animation {
+            let origin = clock == .server ? a.startTime : now
+            r.remember(a, origin: origin)
+            if !r.streams.isEmpty {
+                r.streams.removeAll { $0.isDone }
+                let grabbed = outcome.interrupted != nil ? outcome.snapshot : nil
+                for stream in r.streams {
+                    stream.begin(a, origin: origin, interrupted: grabbed, now: now, pacer: pacer)
+                }
+            }
+        } else if outcome.interrupted != nil {
+            for stream in r.streams { stream.interrupt(outcome.snapshot, now: now) }
+        }
+    }
+
+    /// Applies a batch of pan events (client clock) all or nothing: on a copy of the state
+    /// machine, committed only when every event is accepted. A refusal names the event's index
+    /// and leaves the session as it was. Returns every outcome, in order.
+    func applyBatch(
+        _ box: SessionBox, _ events: [(PanEvent, Double?)], receivedAt: ContinuousClock.Instant
+    ) throws(Problem) -> [SheetOutcome] {
+        let now = clock.seconds(at: receivedAt)
+        let result: Result<[SheetOutcome], Problem> = box.record.withLock { r in
+            var sheet = r.sheet
+            var outcomes: [SheetOutcome] = []
+            outcomes.reserveCapacity(events.count)
+            for (i, (event, time)) in events.enumerated() {
+                let outcome = sheet.handle(.pan(event), at: time!)
+                switch outcome.action {
+                case let .conflict(c):
+                    var p = Problem(c)
+                    p.detail = "events[\(i)] (\(event.phase.rawValue)): \(p.detail); no event of the batch was applied"
+                    p.field = "events[\(i)]"
+                    return .failure(p)
+                case let .invalid(e):
+                    var p = Problem(e)
+                    p.field = "events[\(i)].\(e.field)"
+                    return .failure(p)
+                case .settle, .dragged, .unchanged: outcomes.append(outcome)
+                }
+            }
+            r.sheet = sheet
+            for outcome in outcomes { announce(outcome, box.profile.clock, &r, now: now) }
+            save(box, &r)
+            return .success(outcomes)
+        }
+        if archive != nil, draining.load(ordering: .relaxed) { _ = archive?.flush(timeout: 1) }
+        box.touch(now)
+        let outcomes = try result.get()
+        for outcome in outcomes where outcome.animation != nil { metrics.animationsStarted.increment() }
+        return outcomes
+    }
+
+    /// `apply`, and with an archive, once more on the stored version when the copy here refuses
+    /// the event as a conflict (a drag that went on in another instance: a `changed` that finds
+    /// no drag here may find it in the store).
+    func applyCurrent(
+        _ box: SessionBox, _ event: SheetEvent, clientTime: Double?, receivedAt: ContinuousClock.Instant
+    ) throws(Problem) -> SheetOutcome {
+        try onCurrentVersion(box) { b throws(Problem) in
+            try apply(b, event, clientTime: clientTime, receivedAt: receivedAt)
+        }.result
+    }
+
+    /// Runs `body` on `box`, and with an archive, once more on the stored version when the copy
+    /// here refuses with a conflict. Returns the box it ran on last and what it returned.
+    @inline(__always)
+    func onCurrentVersion<T>(
+        _ box: SessionBox, _ body: (SessionBox) throws(Problem) -> T
+    ) throws(Problem) -> (box: SessionBox, result: T) {
+        do {
+            return (box, try body(box))
+        } catch {
+            guard error.status == 409, archive != nil else { throw error }
+            let newer = try current(box)
+            guard newer !== box else { throw error }
+            return (newer, try body(newer))
+        }
+    }
+
+    func resultResponse(
+        _ outcome: SheetOutcome, phase: PanPhase?, profile: SessionProfile, batch: BatchSummary? = nil,
+        frames: FrameSampling? = nil
+    ) -> HTTPResponse {
+        // An `ended` reply is ≈ 490 bytes, and a string reserves room for escaping every byte
+        // (6 per byte) before it is written: with 512, a quarter of the `ended` replies grew the
+        // buffer (a second allocation and a copy). 960 with the buffer object's header stays
+        // within glibc's per-thread cache (up to 1,032 bytes); 1,024 missed it (≈ 360 more
+        // instructions per allocation).
+        var w = JSONWriter(capacity: frames == nil ? 960 : 4096)
+        Wire.result(outcome, phase: phase, profile: profile, batch: batch, frames: frames, into: &w)
+        return Self.json(200, w.takeBuffer())
+    }
+
+    func pan(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
+        let held = store.get(id)
+        var box: SessionBox
+        let decoded: (PanEvent, Double?)
+        let fps: Int?
+        if let held,
+            let direct = Decode.panDirect(request.body, preset: held.profile.model.preset, clock: held.profile.clock)
+        {
+            // The common case, a session held here and a plain body: read without a JSON tree
+            // (≈ 100 ns against ≈ 600 ns).
+            (box, decoded) = (held, direct)
+            fps = try Self.framesQuery(request)
+        } else {
+            // The general way, in the order that gives the same error for a bad body as always
+            // (invalid JSON before a missing session).
+            let json = try Decode.json(request.body)
+            box = try held ?? session(id)
+            // As on show and dismiss: the body's JSON, the session, the query, then the fields.
+            fps = try Self.framesQuery(request)
+            if let events = try Decode.panBatch(json, preset: box.profile.model.preset, clock: box.profile.clock) {
+                return try panBatch(box, events, held: held != nil, fps: fps, receivedAt: request.receivedAt)
+            }
+            decoded = try Decode.pan(json, preset: box.profile.model.preset, clock: box.profile.clock)
+        }
+        let (event, time) = decoded
+        if event.phase != .changed, held != nil { box = try current(box) }
+        let outcome = try applyCurrent(box, .pan(event), clientTime: time, receivedAt: request.receivedAt)
+        return resultResponse(
+            outcome, phase: event.phase, profile: box.profile,
+            frames: fps.map { FrameSampling(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) })
+    }
+
+    /// A batch of pan events: applied all or nothing, answered with the last event's result and
+    /// what the ones before it started.
+    func panBatch(
+        _ held: SessionBox, _ events: [(PanEvent, Double?)], held isHeld: Bool, fps: Int?,
+        receivedAt: ContinuousClock.Instant
+    ) throws -> HTTPResponse {
+        // As for a single event: anything but a batch of `changed` checks the store's version
+        // first (a gesture may have moved on in another instance).
+        var box = held
+        if isHeld, events.contains(where: { $0.0.phase != .changed }) { box = try current(box) }
+        let (used, outcomes) = try onCurrentVersion(box) { b throws(Problem) in
+            try applyBatch(b, events, receivedAt: receivedAt)
+        }
+        box = used
+        let last = outcomes[outcomes.count - 1]
+        var summary = BatchSummary(count: outcomes.count, settles: [], drag: nil)
+        for i in outcomes.indices {
+            let o = outcomes[i]
+            if let d = o.drag { summary.drag = d }
+            guard i < outcomes.count - 1, let a = o.animation, let snap = o.snap else { continue }
+            summary.settles.append((i, events[i].0.phase, snap, a))
+            summary.drag = nil  // a drag begun before a release is over
+        }
+        if last.snapshot.state != .dragging { summary.drag = nil }
+        return resultResponse(
+            last, phase: events[events.count - 1].0.phase, profile: box.profile, batch: summary,
+            frames: fps.map { FrameSampling(fps: $0, animation: last.animation ?? last.snapshot.animation) })
+    }
+
+    /// `?frames=FPS` on pan, show and dismiss: the answer carries the frames of the animation
+    /// running after the request, sampled at FPS (1…240), so a client plays sheetd's own curve on
+    /// its clock without a stream. nil: not asked.
+    static func framesQuery(_ request: HTTPRequest) throws(Problem) -> Int? {
+        guard request.head.query != nil else { return nil }
+        var fps: Int?
+        for (name, value) in request.queryItems {
+            guard name == "frames" else {
+                throw Problem.invalid(
+                    "unknown-field", "unknown query parameter \"\(name)\"; this route takes frames (1 to 240)",
+                    field: name)
+            }
+            guard let v = Int(value), (1...240).contains(v) else {
+                throw Problem.invalid(
+                    "invalid-value", "frames must be an integer from 1 to 240 (frames per second), got \"\(value)\"",
+                    field: "frames")
+            }
+            fps = v
+        }
+        return fps
+    }
+
+    func show(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
+        let json = try Decode.json(request.body)
+        let box = try currentSession(id)
+        let fps = try Self.framesQuery(request)
+        let (detent, time) = try Decode.show(json, clock: box.profile.clock)
+        let outcome = try applyCurrent(box, .show(detent: detent), clientTime: time, receivedAt: request.receivedAt)
+        return resultResponse(
+            outcome, phase: nil, profile: box.profile,
+            frames: fps.map { FrameSampling(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) })
+    }
+
+    func dismiss(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
+        let json = try Decode.json(request.body)
+        let box = try currentSession(id)
+        let fps = try Self.framesQuery(request)
+        let time = try Decode.dismiss(json, clock: box.profile.clock)
+        let outcome = try applyCurrent(box, .dismiss, clientTime: time, receivedAt: request.receivedAt)
+        return resultResponse(
+            outcome, phase: nil, profile: box.profile,
+            frames: fps.map { FrameSampling(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) })
+    }
+
+    /// "Now" on a session's clock: the server's now, never before its last event; on the client
+    /// clock, the time of its last event (the server cannot know the client's now).
+    func sessionTime(_ box: SessionBox, _ r: SessionRecord, now: Double) -> Double {
+        box.profile.clock == .server ? max(now, r.sheet.lastTime) : (r.sheet.lastTime.isFinite ? r.sheet.lastTime : 0)
+    }
+}

@@ -1,0 +1,33 @@
+import MicroHTTP
+
+/// The shapes of a reply: bytes with a media type, JSON (sent from the writer's buffer), and
+/// problems (RFC 9457).
+extension SheetResponder {
+    static func bytes(_ status: Int, _ type: String, _ body: [UInt8]) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        headers.append(name: "Content-Type", value: type)
+        return HTTPResponse(status: status, headers: headers, body: body)
+    }
+
+    /// The headers of every JSON reply, built once: a reply shares them (appending, e.g. CORS,
+    /// copies them first), so answering allocates no header storage.
+    static let jsonHeaders = (["Content-Type": "application/json"] as HTTPHeaders).vetted()!
+
+    /// A JSON reply sent from `buffer` (a writer's, `JSONWriter.takeBuffer()`) without a copy.
+    static func json(_ status: Int, _ buffer: JSONBuffer) -> HTTPResponse {
+        HTTPResponse(
+            status: status, headers: jsonHeaders,
+            body: .buffer(ResponseBuffer(owner: buffer.storage, start: buffer.start, count: buffer.count)))
+    }
+
+    static func json(_ status: Int, _ text: String) -> HTTPResponse {
+        HTTPResponse(status: status, headers: jsonHeaders, body: Array(text.utf8))
+    }
+
+    func problemResponse(_ p: Problem, origin: String?) -> HTTPResponse {
+        var r = Self.bytes(p.status, "application/problem+json", Wire.problem(p))
+        for (name, value) in p.headers { r.headers.append(name: name, value: value) }
+        if let origin { addCORS(&r.headers, origin: origin) }
+        return r
+    }
+}

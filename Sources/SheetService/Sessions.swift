@@ -1,0 +1,160 @@
+import MicroHTTP
+import Synchronization
+
+/// The session resource: create, read, replace and delete, and finding a session by id.
+extension SheetResponder {
+    var busy: Problem {
+        Problem(
+            status: 503, code: "draining",
+            detail: "the server is shutting down and takes no new sessions; retry on another instance",
+            headers: [("Retry-After", String(configuration.retryAfter))])
+    }
+
+    var full: Problem {
+        Problem(
+            status: 503, code: "session-limit",
+            detail: "the session limit (\(configuration.maxSessions)) is reached; delete idle sessions or retry later",
+            headers: [("Retry-After", String(configuration.retryAfter))])
+    }
+
+    func createSession(_ request: HTTPRequest) throws -> HTTPResponse {
+        if draining.load(ordering: .relaxed) { throw busy }
+        let (profile, session) = try profiles.configuration(request.body)
+        let now = clock.seconds(at: request.receivedAt)
+        // 128 random bits from the system's cryptographic source, base64url: 22 characters.
+        for _ in 0..<4 {
+            let id = Self.generateID()
+            let token = configuration.sessionTokens ? Self.generateID() : nil
+            let box = SessionBox(id: id, profile: profile, session: session, now: now, token: token)
+            switch store.insertNew(box) {
+            case true?:
+                metrics.sessionsCreated.increment()
+                box.record.withLock { save(box, &$0) }
+                var r = snapshotResponse(201, box, at: now, token: token)
+                r.headers.append(name: "Location", value: "/sessions/\(id)")
+                return r
+            case false?: continue  // a 2^-128 collision: draw again
+            case nil: throw full
+            }
+        }
+        throw Problem(status: 500, code: "internal", detail: "could not draw a fresh session id")
+    }
+
+    static func generateID() -> String {
+        var rng = SystemRandomNumberGenerator()
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        let a = rng.next() as UInt64
+        let b = rng.next() as UInt64
+        var out: [UInt8] = []
+        out.reserveCapacity(22)
+        var bits = a
+        for _ in 0..<10 {
+            out.append(alphabet[Int(bits & 63)])
+            bits >>= 6
+        }
+        // 4 bits left of a, plus b: 68 bits in 12 characters (the last one partial).
+        var rest = (bits & 0xF) | ((b & 0x3) << 4)
+        out.append(alphabet[Int(rest)])
+        rest = b >> 2
+        for _ in 0..<11 {
+            out.append(alphabet[Int(rest & 63)])
+            rest >>= 6
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    func putSession(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
+        let (profile, session) = try profiles.configuration(request.body)
+        if draining.load(ordering: .relaxed), store.get(id) == nil { throw busy }
+        let now = clock.seconds(at: request.receivedAt)
+        // A replaced session keeps its token (its holder authorized the PUT with it).
+        let token = configuration.sessionTokens ? (store.get(id)?.token ?? Self.generateID()) : nil
+        let box = SessionBox(id: id, profile: profile, session: session, now: now, token: token)
+        switch store.put(box) {
+        case .created:
+            metrics.sessionsCreated.increment()
+            box.record.withLock { save(box, &$0) }
+            var r = snapshotResponse(201, box, at: now, token: token)
+            r.headers.append(name: "Location", value: "/sessions/\(id)")
+            return r
+        case let .replaced(old):
+            let version = old.record.withLock { r in
+                r.closeStreams(reason: "replaced", now: now)
+                return r.version
+            }
+            box.record.withLock { r in
+                r.version = version
+                save(box, &r)
+            }
+            return snapshotResponse(200, box, at: now, token: token)
+        case .full:
+            throw full
+        }
+    }
+
+    func deleteSession(_ id: String) throws -> HTTPResponse {
+        guard let box = store.remove(id) else {
+            // Held only in the archive (by another instance before): deleted there.
+            guard archive != nil, let stored = try stored(id), stored.box != nil else {
+                throw Problem.sessionNotFound(id)
+            }
+            bury(id, after: stored.version)
+            return HTTPResponse(status: 204)
+        }
+        let now = clock.now
+        let version = box.record.withLock { r in
+            r.closeStreams(reason: "deleted", now: now)
+            return r.version
+        }
+        bury(id, after: version)
+        return HTTPResponse(status: 204)
+    }
+
+    /// The session `id`: from memory, or else from the archive (then kept in memory).
+    func session(_ id: String) throws(Problem) -> SessionBox {
+        if let box = store.get(id) { return box }
+        guard archive != nil, let box = try stored(id)?.box else { throw Problem.sessionNotFound(id) }
+        switch store.insertNew(box) {
+        case true?:
+            metrics.sessionsRestored.increment()
+            // Copies elsewhere are out of date from now on: they drop themselves (and send their
+            // streams here, through the load balancer).
+            archive?.announce(ArchiveNotice(kind: .taken, id: id, instance: ""))
+            return box
+        case false?:
+            // Another request restored it meanwhile.
+            return try session(id)
+        case nil:
+            throw full
+        }
+    }
+
+    /// The session `id` as the archive last had it: a copy held here is checked against the
+    /// archive (`current`), one loaded from it is current already.
+    func currentSession(_ id: String) throws(Problem) -> SessionBox {
+        if let box = store.get(id) { return try current(box) }
+        return try session(id)
+    }
+
+    func getSession(_ id: String) throws -> HTTPResponse {
+        // A read does not ask the store (a copy out of date is dropped by the other instance's
+        // notice; a GET that polls must not cost a round trip to Redis each time).
+        let box = try session(id)
+        let now = clock.seconds(at: .now)
+        box.touch(now)
+        return snapshotResponse(200, box, at: now)
+    }
+
+    /// The session's snapshot now: on the server clock, `now`; on the client clock, the time of
+    /// its last event (the server cannot know the client's now).
+    func snapshotResponse(_ status: Int, _ box: SessionBox, at now: Double, token: String? = nil)
+        -> HTTPResponse
+    {
+        let (snapshot, drag) = box.record.withLock { r in
+            (r.sheet.snapshot(at: sessionTime(box, r, now: now)), r.sheet.dragSegment)
+        }
+        var w = JSONWriter(capacity: 1024)
+        Wire.snapshot(id: box.id, profile: box.profile, snapshot, drag: drag, token: token, into: &w)
+        return Self.json(status, w.takeBuffer())
+    }
+}
