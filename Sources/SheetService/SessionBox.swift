@@ -1,0 +1,38 @@
+import SheetPhysics
+import Synchronization
+
+/// One live session: its profile, its record behind a lock, and its idle timestamp.
+/// Events of one session are applied one at a time, in the order they take the lock.
+final class SessionBox: Sendable {
+    let id: String
+    let profile: SessionProfile
+    let record: Mutex<SessionRecord>
+    /// Open frame streams: a watched session is not idle, so the sweeper leaves it.
+    let openStreams = Atomic<Int>(0)
+    /// Server seconds of the last request that touched it, as Double bits (read by the sweeper
+    /// without taking the session's lock).
+    private let touched: Atomic<UInt64>
+
+    /// The bearer token that opens this session's routes (nil: none; `--session-tokens` is off).
+    let token: String?
+
+    convenience init(id: String, profile: SessionProfile, session: SheetSession, now: Double, token: String? = nil) {
+        self.init(id: id, profile: profile, record: SessionRecord(sheet: session), now: now, token: token)
+    }
+
+    init(
+        id: String, profile: SessionProfile, record: SessionRecord, now: Double, token: String?, restored: Bool = false
+    ) {
+        self.id = id
+        self.profile = profile
+        self.token = token
+        self.record = Mutex(record)
+        self.touched = Atomic(now.bitPattern)
+    }
+
+    /// Marks the session used at `now` (server seconds).
+    func touch(_ now: Double) { touched.store(now.bitPattern, ordering: .relaxed) }
+
+    /// When the session was last used (server seconds).
+    var lastTouched: Double { Double(bitPattern: touched.load(ordering: .relaxed)) }
+}
