@@ -12,7 +12,7 @@ public struct HTTPRequestHead: Sendable {
     }
     /// The header fields in the order received.
     public var headers: HTTPHeaders {
-        didSet { (contentLength, contentType) = Self.bodyFields(of: headers) }
+        didSet { (contentLength, contentType, requestID, traceparent) = Self.knownFields(of: headers) }
     }
     /// The protocol version, e.g. "HTTP/1.1".
     public var version: String
@@ -25,6 +25,10 @@ public struct HTTPRequestHead: Sendable {
     public private(set) var contentLength: Int?
     /// The Content-Type field's value, as sent.
     public private(set) var contentType: String?
+    /// The first X-Request-Id field's value, as sent: the id a front end gave the request.
+    public private(set) var requestID: String?
+    /// The first `traceparent` field's value, as sent (W3C Trace Context).
+    public private(set) var traceparent: String?
 
     /// Where the "?" of the target is, found once so `path` and `query` need no search.
     private var queryStart: String.Index?
@@ -36,27 +40,30 @@ public struct HTTPRequestHead: Sendable {
         self.headers = headers
         self.version = version
         self.queryStart = Self.queryStart(of: target)
-        (contentLength, contentType) = Self.bodyFields(of: headers)
+        (contentLength, contentType, requestID, traceparent) = Self.knownFields(of: headers)
     }
 
-    /// A head whose body fields the server already read in its pass over the headers.
-    init(
-        method: String, target: String, headers: HTTPHeaders, version: String, contentLength: Int?,
-        contentType: String?
-    ) {
+    /// A head whose known fields the server already read in its one pass over the headers.
+    init(method: String, target: String, version: String, reader: HeadReader) {
         self.method = method
         self.target = target
-        self.headers = headers
+        self.headers = reader.headers
         self.version = version
         self.queryStart = Self.queryStart(of: target)
-        self.contentLength = contentLength
-        self.contentType = contentType
+        self.contentLength = reader.declaredLength
+        self.contentType = reader.contentType
+        self.requestID = reader.requestID
+        self.traceparent = reader.traceparent
     }
 
-    /// The declared length (when exactly one Content-Length) and the Content-Type of `headers`.
-    private static func bodyFields(of headers: HTTPHeaders) -> (Int?, String?) {
+    /// The declared length (when exactly one Content-Length), the Content-Type, and the first
+    /// X-Request-Id and traceparent of `headers`, for a head made without a socket.
+    private static func knownFields(of headers: HTTPHeaders) -> (Int?, String?, String?, String?) {
         let lengths = headers.values(for: "content-length")
-        return (lengths.count == 1 ? Int(lengths[0]) : nil, headers["content-type"])
+        return (
+            lengths.count == 1 ? Int(lengths[0]) : nil, headers["content-type"], headers["x-request-id"],
+            headers["traceparent"]
+        )
     }
 
     /// Where the first "?" of `target` is, searched in its contiguous UTF-8 (a generic

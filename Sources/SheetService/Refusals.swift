@@ -35,7 +35,7 @@ extension SheetResponder {
         let route = matched?.0 ?? .unmatched
         metrics.record(route: route, status: response.status, nanoseconds: 0)
         let slot = TraceSlot.mine
-        slot.trace = RequestTrace(head.headers)
+        slot.trace = RequestTrace(head)
         defer { slot.trace = nil }
         slot.trace?.sessionID = matched?.1
         finish(&response, head, route: route, nanoseconds: 0, slot)

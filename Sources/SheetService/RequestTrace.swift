@@ -27,24 +27,20 @@ struct RequestTrace: Sendable {
     /// `$request_id` 32; longer is someone else's format, or an attack on the log).
     static let maxIDBytes = 128
 
-    /// The trace of a request with these headers (one pass over them; a String is made only for
-    /// the values kept).
-    init(_ headers: HTTPHeaders) {
-        var id: String?
-        var traceID: String?
-        headers.forEachRaw { name, value in
-            switch name.count {
-            case 11 where traceID == nil && HTTPHeaders.name(name, is: "traceparent"):
-                traceID = Self.traceID(traceparent: value)
-            case 12 where id == nil && HTTPHeaders.name(name, is: "x-request-id"):
-                // The first X-Request-Id decides: a later one does not replace a bad first one.
-                id = Self.isSaneID(value) ? String(decoding: value, as: UTF8.self) : ""
-            default: break
-            }
-            return true
+    /// The trace of a request with this head (MicroHTTP kept the first X-Request-Id and
+    /// traceparent in its one pass over the fields; a String is made only for the values kept).
+    init(_ head: HTTPRequestHead) {
+        var id = head.requestID
+        if var given = id {
+            // The first X-Request-Id decides: a later one does not replace a bad first one.
+            if !given.withUTF8({ Self.isSaneID(UnsafeRawBufferPointer($0)) }) { id = nil }
         }
-        self.id = id.flatMap { $0.isEmpty ? nil : $0 } ?? Self.generatedID()
-        self.traceID = traceID
+        self.id = id ?? Self.generatedID()
+        if var traceparent = head.traceparent {
+            self.traceID = traceparent.withUTF8 { Self.traceID(traceparent: UnsafeRawBufferPointer($0)) }
+        } else {
+            self.traceID = nil
+        }
     }
 
     /// Whether a client's request id is kept: 1–128 bytes of A–Z a–z 0–9 and - _ . : + / = @

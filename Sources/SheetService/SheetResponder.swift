@@ -73,7 +73,7 @@ package final class SheetResponder: HTTPResponder {
     package func respond(to request: HTTPRequest) -> HTTPResponse {
         // Every line logged while answering carries the request's id (RequestTrace.metadataProvider).
         let slot = TraceSlot.mine
-        slot.trace = RequestTrace(request.headers)
+        slot.trace = RequestTrace(request.head)
         defer { slot.trace = nil }
         let origin = request.headers["origin"]
         var route = Route.unmatched

@@ -245,8 +245,7 @@ private func handleAccess(
         let reader = HeadReader(of: connection)
         let versionText = version.map(knownString) ?? ""
         var head = HTTPRequestHead(
-            method: method.map(knownString) ?? "", target: request.target, headers: reader.headers,
-            version: versionText, contentLength: reader.declaredLength, contentType: reader.contentType)
+            method: method.map(knownString) ?? "", target: request.target, version: versionText, reader: reader)
         head.client = cmhd_connection_client_address(connection).flatMap(ClientAddress.init)
         if let refusal = reader.refusal(
             version: versionText, maxBodyBytes: core.maxBodyBytes, chunkedBodies: core.chunkedBodies)

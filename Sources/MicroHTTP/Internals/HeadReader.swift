@@ -11,6 +11,9 @@ struct HeadReader {
     var headers = HTTPHeaders(reservingBytes: 448, fields: 8)
     /// The Content-Type value ("application/json" is kept as a constant, without decoding).
     private(set) var contentType: String?
+    /// The first X-Request-Id and traceparent values, as sent.
+    private(set) var requestID: String?
+    private(set) var traceparent: String?
     /// The first header name that breaks a rule, with the rule.
     private var badName: HTTPRefusal?
     private var contentLengths = 0
@@ -46,7 +49,31 @@ struct HeadReader {
 
     private mutating func read(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
         headers.append(name: name, value: value)
-        guard badName == nil else { return }
+        // Past the first bad name the rules are decided, but the fields a refusal's answer uses
+        // (the request id) are still read.
+        if badName == nil, !conformsToRules(name) { return }
+        switch name.count {
+        case 4 where HTTPHeaders.name(name, is: "host"): hosts += 1
+        case 11 where traceparent == nil && HTTPHeaders.name(name, is: "traceparent"):
+            traceparent = String(decoding: value, as: UTF8.self)
+        case 12 where HTTPHeaders.name(name, is: "content-type"):
+            contentType =
+                HTTPHeaders.bytes(value, are: "application/json")
+                ? "application/json" : String(decoding: value, as: UTF8.self)
+        case 12 where requestID == nil && HTTPHeaders.name(name, is: "x-request-id"):
+            requestID = String(decoding: value, as: UTF8.self)
+        case 14 where HTTPHeaders.name(name, is: "content-length"):
+            contentLengths += 1
+            contentLength = HTTPHeaders.decimalValue(value)
+        case 17 where HTTPHeaders.name(name, is: "transfer-encoding"):
+            transferEncoding = String(decoding: value, as: UTF8.self)
+        default: break
+        }
+    }
+
+    /// Whether the field name `name` is a token that does not continue a framing field's name;
+    /// if not, records why as the request's refusal.
+    private mutating func conformsToRules(_ name: UnsafeRawBufferPointer) -> Bool {
         if !HTTPHeaders.isToken(name) {
             // Whitespace is named apart from other bytes: space and tab before the colon is the
             // classic smuggling case (a front end may strip them and read the field).
@@ -56,28 +83,16 @@ struct HeadReader {
                 name.contains { $0 == 0x20 || $0 == 0x09 }
                     ? "request refused: whitespace in the header name \"\(text)\""
                     : "request refused: the header name \"\(text)\" is not a token (RFC 9110 §5.1)")
-            return
+            return false
         }
         if name.count > 4, Self.extendsFramingName(name) {
             badName = HTTPRefusal(
                 .foldedFramingHeader,
                 "request refused: the header \"\(String(decoding: name, as: UTF8.self))\" looks like a folded framing header"
             )
-            return
+            return false
         }
-        switch name.count {
-        case 4 where HTTPHeaders.name(name, is: "host"): hosts += 1
-        case 12 where HTTPHeaders.name(name, is: "content-type"):
-            contentType =
-                HTTPHeaders.bytes(value, are: "application/json")
-                ? "application/json" : String(decoding: value, as: UTF8.self)
-        case 14 where HTTPHeaders.name(name, is: "content-length"):
-            contentLengths += 1
-            contentLength = HTTPHeaders.decimalValue(value)
-        case 17 where HTTPHeaders.name(name, is: "transfer-encoding"):
-            transferEncoding = String(decoding: value, as: UTF8.self)
-        default: break
-        }
+        return true
     }
 
     /// The Content-Length the request declares: nil when it has none or more than one.
