@@ -201,7 +201,7 @@ public struct HTTPHeaders: @unchecked Sendable, Sequence, ExpressibleByDictionar
     /// Calls `body` with each field's name and value bytes, in order, until it returns false;
     /// nothing is copied. The buffers are valid only during the call; each is followed in memory
     /// by a NUL (so `baseAddress` is also a C string of the field).
-    package func forEachRaw(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) rethrows {
+    func forEachRaw(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) rethrows {
         try storage.withUnsafeBytes { all in
             var offset = 0
             while offset < all.count {
@@ -250,7 +250,7 @@ public struct HTTPHeaders: @unchecked Sendable, Sequence, ExpressibleByDictionar
     }
 
     /// ASCII case-insensitive comparison of two field names' bytes.
-    package static func namesMatch(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
+    static func namesMatch(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
         guard left.count == right.count else { return false }
         for index in 0..<left.count {
             // Setting bit 5 lowercases ASCII letters; only letters may differ in that bit.
@@ -266,7 +266,7 @@ public struct HTTPHeaders: @unchecked Sendable, Sequence, ExpressibleByDictionar
     /// Whether `name` (bytes) is `lowercase`, ASCII case-insensitively. `lowercase` is made of
     /// lowercase letters and "-" (a field name): compared 8 bytes at a time, a name byte may differ
     /// from it only in bit 5 and only where it has a letter (bit 6 set), so "-" never matches CR.
-    package static func name(_ name: UnsafeRawBufferPointer, is lowercase: StaticString) -> Bool {
+    static func name(_ name: UnsafeRawBufferPointer, is lowercase: StaticString) -> Bool {
         let n = lowercase.utf8CodeUnitCount
         guard name.count == n else { return false }
         guard n > 0 else { return true }
