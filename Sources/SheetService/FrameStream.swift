@@ -2,14 +2,6 @@ import MicroHTTP
 import SheetPhysics
 import Synchronization
 
-/// How a frame stream sends an animation's frames.
-enum FramePace: String, Sendable {
-    /// Frame k leaves when its time comes on the server clock.
-    case realtime
-    /// All frames at once.
-    case instant
-}
-
 /// One Server-Sent Events subscriber of a session's animations (GET /sessions/{id}/frames).
 /// Frames are sampled from the animation's closed form at this stream's own fps, so streams at
 /// 120 and 30 fps of one animation agree at shared instants.

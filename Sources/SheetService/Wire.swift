@@ -490,21 +490,3 @@ enum Wire {
         return w.takeBytes()
     }
 }
-
-/// What a batch's answer says of the events before its last.
-struct BatchSummary {
-    /// How many events the batch had.
-    var count: Int
-    /// Every event before the last that started an animation, in order.
-    var settles: [(index: Int, phase: PanPhase, snap: Snap, animation: Animation)]
-    /// The segment of the drag in progress after the batch, when an event of the batch started
-    /// it (a `began`, or fluid's sheet taking over from the content).
-    var drag: DragSegment?
-}
-
-/// The frames a result carries when the request asked for them (`?frames=FPS`): the animation
-/// running after the request, sampled at `fps` from its start.
-struct FrameSampling {
-    var fps: Int
-    var animation: Animation?
-}

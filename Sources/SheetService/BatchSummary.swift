@@ -1,0 +1,12 @@
+import SheetPhysics
+
+/// What a batch's answer says of the events before its last.
+struct BatchSummary {
+    /// How many events the batch had.
+    var count: Int
+    /// Every event before the last that started an animation, in order.
+    var settles: [(index: Int, phase: PanPhase, snap: Snap, animation: Animation)]
+    /// The segment of the drag in progress after the batch, when an event of the batch started
+    /// it (a `began`, or fluid's sheet taking over from the content).
+    var drag: DragSegment?
+}

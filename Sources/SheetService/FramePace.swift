@@ -1,0 +1,7 @@
+/// How a frame stream sends an animation's frames.
+enum FramePace: String, Sendable {
+    /// Frame k leaves when its time comes on the server clock.
+    case realtime
+    /// All frames at once.
+    case instant
+}

@@ -1,0 +1,8 @@
+import SheetPhysics
+
+/// The frames a result carries when the request asked for them (`?frames=FPS`): the animation
+/// running after the request, sampled at `fps` from its start.
+struct FrameSampling {
+    var fps: Int
+    var animation: Animation?
+}
