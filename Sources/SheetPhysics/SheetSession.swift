@@ -1,262 +1,3 @@
-/// The phase of a pan gesture, as `UIPanGestureRecognizer` reports it.
-public enum PanPhase: String, Sendable, CaseIterable {
-    case began, changed, ended, cancelled
-}
-
-/// One pan event: cumulative translation since `began` and the finger's velocity (pt/s, positive
-/// downward).
-public struct PanEvent: Sendable, Hashable {
-    public var phase: PanPhase
-    /// Cumulative vertical translation since `began`; nil where the client sent none.
-    public var translation: Double?
-    /// Vertical velocity; nil on `ended` means "estimate it".
-    public var velocity: Double?
-    /// fluid: the inner scroll view's offset (0 = at the top); nil where not sent.
-    public var scrollOffset: Double?
-
-    public init(phase: PanPhase, translation: Double? = nil, velocity: Double? = nil, scrollOffset: Double? = nil) {
-        self.phase = phase
-        self.translation = translation
-        self.velocity = velocity
-        self.scrollOffset = scrollOffset
-    }
-}
-
-/// Something that happens to a session.
-public enum SheetEvent: Sendable, Hashable {
-    case pan(PanEvent)
-    /// Present or move to a detent (nil: the preset's default).
-    case show(detent: String?)
-    /// The tap on the dimmer.
-    case dismiss
-}
-
-/// The session's coarse state.
-public enum SheetState: String, Sendable, CaseIterable {
-    case hidden, resting, dragging, animating
-}
-
-/// Where a result's velocity came from.
-public enum VelocitySource: String, Sendable {
-    case client, estimated
-}
-
-/// fluid scroll hand-off: who took the movement.
-public enum Consumer: String, Sendable {
-    case sheet, scroll
-}
-
-/// Why an event was refused. The session is unchanged.
-public enum SheetConflict: Error, Sendable, Hashable, CustomStringConvertible {
-    /// `changed`, `ended` or `cancelled` with no drag in progress.
-    case noDrag(PanPhase, state: SheetState)
-    /// `began` on a hidden card (it is off screen: show it first).
-    case hidden
-    /// The client clock went backwards.
-    case clockBackwards(time: Double, last: Double)
-
-    public var description: String {
-        switch self {
-        case let .noDrag(phase, state):
-            "\(phase.rawValue) with no drag in progress (the card is \(state.rawValue)); send began first"
-        case .hidden: "the card is hidden, so there is nothing to grab; show it first"
-        case let .clockBackwards(time, last):
-            "time \(Format.number(time, decimals: 6)) is before the session's last event at \(Format.number(last, decimals: 6)); the client clock must never decrease"
-        }
-    }
-}
-
-/// What a session looks like at one instant.
-public struct SheetSnapshot: Sendable, Hashable {
-    public var state: SheetState
-    /// The detent the card rests at, or animates to; nil while dragging (and for a hidden card of a
-    /// preset without a hidden detent).
-    public var detent: Detent?
-    public var constant: Double
-    public var dimmerAlpha: Double
-    public var progress: Double
-    /// d(constant)/dt, pt/s (0 at rest and while dragging).
-    public var velocity: Double
-    /// The running animation, if animating.
-    public var animation: Animation?
-    /// The instant this describes, on the session's clock.
-    public var time: Double
-
-    public init(
-        state: SheetState, detent: Detent?, constant: Double, dimmerAlpha: Double, progress: Double,
-        velocity: Double, animation: Animation?, time: Double
-    ) {
-        self.state = state
-        self.detent = detent
-        self.constant = constant
-        self.dimmerAlpha = dimmerAlpha
-        self.progress = progress
-        self.velocity = velocity
-        self.animation = animation
-        self.time = time
-    }
-}
-
-/// What an event did. The service decides the I/O.
-public enum SheetAction: Sendable, Equatable {
-    /// The card follows the finger (began, changed, or the scroll view took the movement).
-    case dragged
-    /// An animation started toward a detent.
-    case settle(Animation, Snap)
-    /// Accepted with nothing to do (events of a drag that a finished transition ended; dismissing
-    /// a hidden card).
-    case unchanged
-    /// Refused as conflicting with the session's state: the session did not change.
-    case conflict(SheetConflict)
-    /// Refused as invalid (a show to an unknown or hidden detent): the session did not change.
-    case invalid(ConfigurationError)
-}
-
-/// The answer to one event.
-public struct SheetOutcome: Sendable {
-    public var action: SheetAction
-    /// The session after the event, at the event's time.
-    public var snapshot: SheetSnapshot
-    /// An animation this event stopped before its end (a grab, or a show/dismiss mid-flight).
-    public var interrupted: Animation?
-    /// The release velocity used (ended, cancelled) and its source.
-    public var velocity: Double?
-    public var velocitySource: VelocitySource?
-    /// fluid pan events: who took the movement.
-    public var consumer: Consumer?
-    /// The drag segment this event started (`began`; a `changed` where the sheet took the
-    /// movement back from the content): what a client evaluates the drag law in from now on.
-    public var drag: DragSegment? {
-        get { startedSegment?.segment }
-        set { startedSegment = newValue.map(SegmentBox.init) }
-    }
-    /// Boxed: most outcomes (every plain `changed`) have none, and an inline segment (two detent
-    /// names) made every outcome larger to copy and destroy (≈ 500 instructions per `changed`).
-    var startedSegment: SegmentBox? = nil
-
-    /// The snap, if the event started an animation.
-    public var snap: Snap? {
-        if case let .settle(_, snap) = action { return snap }
-        return nil
-    }
-
-    /// The animation the event started, if any.
-    public var animation: Animation? {
-        if case let .settle(animation, _) = action { return animation }
-        return nil
-    }
-}
-
-/// A drag segment on the heap, so that an outcome without one carries a null reference.
-final class SegmentBox: Sendable {
-    let segment: DragSegment
-    init(_ segment: DragSegment) { self.segment = segment }
-}
-
-/// A drag in progress.
-struct Drag: Sendable {
-    /// The constant the current segment of the drag started from.
-    var start: Double
-    /// The translation at which the current segment started (re-based on scroll → sheet).
-    var base: Double
-    /// The detent a cancel returns to (an index into the model's detents: keeps Drag plain data).
-    var origin: Int
-    /// The card's constant now.
-    var constant: Double
-    /// The translation of the previous event of this drag.
-    var lastTranslation: Double
-    /// fluid: the drag began resting at the top-most detent, so the content may scroll.
-    var canScroll: Bool
-    /// fluid: who took the last `changed`.
-    var consumer: Consumer
-}
-
-/// The (time, translation) samples of a drag's `changed` events, kept for 0.1 s behind the newest.
-struct VelocitySamples: Sendable {
-    private var times: [Double] = []
-    private var translations: [Double] = []
-    private var head = 0
-
-    /// The least-squares window, seconds, with 1 ns of slack so that a sample exactly 0.1 s before
-    /// `ended` counts even when the subtraction rounds (0.55 − 0.1 = 0.45000000000000007).
-    static let window = 0.1 + 1e-9
-
-    /// Samples each array has room for once a drag starts.
-    static let initialCapacity = 32
-
-    /// Forgets every sample, keeping the storage for the next drag.
-    mutating func reset() {
-        times.removeAll(keepingCapacity: true)
-        translations.removeAll(keepingCapacity: true)
-        head = 0
-    }
-
-    mutating func append(time: Double, translation: Double) {
-        // A drag at 60 Hz keeps up to ≈ 24 samples between compactions (below): room for 32 from
-        // the first sample on, instead of growing 1, 2, 4 … 32 (five reallocations per array in a
-        // session's first drag; the capacity is kept across drags).
-        if times.capacity == 0 {
-            times.reserveCapacity(Self.initialCapacity)
-            translations.reserveCapacity(Self.initialCapacity)
-        }
-        // Samples older than the newest minus the window can never be inside an `ended` window,
-        // because the ended time is at least the newest sample time.
-        while head < times.count, times[head] < time - Self.window { head += 1 }
-        if head > 16, head * 2 > times.count {
-            times.removeFirst(head)
-            translations.removeFirst(head)
-            head = 0
-        }
-        times.append(time)
-        translations.append(translation)
-    }
-
-    /// The samples still inside the window, oldest first (what an archive keeps).
-    var kept: [VelocitySample] {
-        (head..<times.count).map { VelocitySample(time: times[$0], translation: translations[$0]) }
-    }
-
-    /// Samples restored from an archive.
-    init(_ samples: [VelocitySample]) {
-        times = samples.map(\.time)
-        translations = samples.map(\.translation)
-    }
-
-    init() {}
-
-    /// The least-squares slope of translation over time for samples with t ≥ end − 0.1 s; 0 for
-    /// fewer than two samples or samples all at one time.
-    func slope(endingAt end: Double) -> Double {
-        var n = 0.0
-        var st = 0.0
-        var sx = 0.0
-        var i = head
-        while i < times.count {
-            if times[i] >= end - Self.window {
-                n += 1
-                st += times[i]
-                sx += translations[i]
-            }
-            i += 1
-        }
-        guard n >= 2 else { return 0 }
-        let mt = st / n
-        let mx = sx / n
-        var num = 0.0
-        var den = 0.0
-        i = head
-        while i < times.count {
-            if times[i] >= end - Self.window {
-                let dt = times[i] - mt
-                num += dt * (translations[i] - mx)
-                den += dt * dt
-            }
-            i += 1
-        }
-        return den == 0 ? 0 : num / den
-    }
-}
-
 /// One card's state machine: takes an event and its time, returns the new state and what
 /// happened. A value type with no clock of its own: time is always a parameter (seconds on the
 /// session's clock, never decreasing).
@@ -272,18 +13,19 @@ public struct SheetSession: Sendable {
         case animating(Animation)
     }
 
-    private(set) var phase: Phase
+    var phase: Phase
     /// The current drag's velocity samples, kept outside `phase` so appending never copies them.
-    private var samples = VelocitySamples()
+    var samples = VelocitySamples()
     /// The number of the last animation started (0: none yet).
-    public private(set) var animationCount = 0
+    public internal(set) var animationCount = 0
     /// The time of the last accepted event.
-    public private(set) var lastTime = -Double.infinity
+    public internal(set) var lastTime = -Double.infinity
     /// transition: the drag finished the transition at its threshold; its later events are
     /// answered unchanged until the next `began`.
-    private var finishedDrag = false
+    var finishedDrag = false
 
-    /// A new session: hidden, or resting at `initialDetent` (swipeCell starts resting at `initial`).
+    /// A new session: hidden, or resting at `initialDetent` (or at the preset's own initial detent:
+    /// swipeCell starts resting at `initial`).
     public init(model: SheetModel, initialDetent: String? = nil) throws(ConfigurationError) {
         self.model = model
         if let name = initialDetent {
@@ -291,69 +33,11 @@ public struct SheetSession: Sendable {
                 throw .unknownDetent(field: "initialDetent", name: name, known: model.detents.map(\.name))
             }
             phase = d.isHidden ? .hidden : .resting(model.index(of: d))
-        } else if model.preset == .swipeCell {
-            phase = .resting(model.index(of: model.dismissTarget))
+        } else if let d = model.initialDetent {
+            phase = .resting(model.index(of: d))
         } else {
             phase = .hidden
         }
-    }
-
-    /// The session as plain values, for a store (see `init(model:archive:)`).
-    public var archive: SheetArchive {
-        let p: SheetArchive.Phase
-        switch phase {
-        case .hidden: p = .hidden
-        case let .resting(i): p = .resting(detent: i)
-        case let .dragging(d):
-            p = .dragging(
-                DragArchive(
-                    start: d.start, base: d.base, origin: d.origin, constant: d.constant,
-                    lastTranslation: d.lastTranslation, canScroll: d.canScroll, consumer: d.consumer))
-        case let .animating(a): p = .animating(a.archive(in: model))
-        }
-        return SheetArchive(
-            phase: p, samples: samples.kept, animationCount: animationCount, lastTime: lastTime,
-            finishedDrag: finishedDrag)
-    }
-
-    /// The session `archive` describes, on `model` (the configuration it was created with).
-    /// Checks what an archive from outside could get wrong: indices, finiteness, the animation's
-    /// curve; the restored session answers every event exactly as the archived one would.
-    public init(model: SheetModel, archive: SheetArchive) throws(ArchiveMismatch) {
-        self.model = model
-        let detents = model.detents.indices
-        switch archive.phase {
-        case .hidden: phase = .hidden
-        case let .resting(i):
-            guard detents.contains(i), !model.detents[i].isHidden else {
-                throw ArchiveMismatch(reason: "resting at detent #\(i)")
-            }
-            phase = .resting(i)
-        case let .dragging(d):
-            let values = [d.start, d.base, d.constant, d.lastTranslation]
-            guard detents.contains(d.origin), values.allSatisfy(\.isFinite) else {
-                throw ArchiveMismatch(reason: "a drag with an invalid origin or a non-finite value")
-            }
-            phase = .dragging(
-                Drag(
-                    start: d.start, base: d.base, origin: d.origin, constant: d.constant,
-                    lastTranslation: d.lastTranslation, canScroll: d.canScroll, consumer: d.consumer))
-        case let .animating(a):
-            guard a.id <= archive.animationCount else {
-                throw ArchiveMismatch(reason: "animation \(a.id) is newer than the count \(archive.animationCount)")
-            }
-            phase = .animating(try Animation(archive: a, model: model))
-        }
-        let times = archive.samples.flatMap { [$0.time, $0.translation] }
-        guard times.allSatisfy(\.isFinite), archive.animationCount >= 0,
-            archive.lastTime.isFinite || archive.lastTime == -.infinity
-        else {
-            throw ArchiveMismatch(reason: "a non-finite sample, time or a negative animation count")
-        }
-        samples = VelocitySamples(archive.samples)
-        animationCount = archive.animationCount
-        lastTime = archive.lastTime
-        finishedDrag = archive.finishedDrag
     }
 
     /// The coarse state at `time`.
@@ -473,7 +157,7 @@ public struct SheetSession: Sendable {
             let d = model.detents[i]
             drag = Drag(
                 start: d.constant, base: translation, origin: i, constant: d.constant, lastTranslation: translation,
-                canScroll: d.constant == model.detents[0].constant, consumer: .sheet)
+                canScroll: d.constant == model.topMost.constant, consumer: .sheet)
         case let .animating(a):
             // Catch the card where it is on screen; a cancel goes to where it was heading.
             let c = a.sample(at: time).constant
@@ -493,7 +177,7 @@ public struct SheetSession: Sendable {
         samples.reset()
         phase = .dragging(drag)
         var result = outcome(.dragged, at: time, interrupted: interrupted)
-        if case .fluid = model.rule { result.consumer = .sheet }
+        if model.scrollHandOff { result.consumer = .sheet }
         result.drag = segment(of: drag)
         return result
     }
@@ -514,7 +198,7 @@ public struct SheetSession: Sendable {
         let translation = pan.translation ?? drag.lastTranslation
         var consumer = Consumer.sheet
         var rebased = false
-        if case .fluid = model.rule, let offset = pan.scrollOffset, drag.canScroll,
+        if model.scrollHandOff, let offset = pan.scrollOffset, drag.canScroll,
             offset > 0 || translation < drag.lastTranslation
         {
             consumer = .scroll
@@ -534,10 +218,10 @@ public struct SheetSession: Sendable {
         lastTime = time
         // transition: past the finish threshold the transition completes at once.
         if let threshold = model.dragLaw.finishThreshold,
-            model.transitionPercent(constant: drag.constant, origin: model.detents[drag.origin]) >= threshold
+            model.transitionPercent(constant: drag.constant, origin: drag.origin) >= threshold
         {
-            let other = model.detents[1 - drag.origin]
-            let p = model.transitionPercent(constant: drag.constant, origin: model.detents[drag.origin])
+            let other = model.detents[model.counterpart(of: drag.origin)]
+            let p = model.transitionPercent(constant: drag.constant, origin: drag.origin)
             let snap = Snap(
                 detent: other,
                 reason:
@@ -551,7 +235,7 @@ public struct SheetSession: Sendable {
         }
         phase = .dragging(drag)
         var result = outcome(.dragged, at: time)
-        if case .fluid = model.rule { result.consumer = consumer }
+        if model.scrollHandOff { result.consumer = consumer }
         if rebased { result.drag = segment(of: drag) }
         return result
     }
@@ -559,8 +243,6 @@ public struct SheetSession: Sendable {
     private mutating func ended(_ pan: PanEvent, at time: Double) -> SheetOutcome {
         settle(at: time)
         guard case var .dragging(drag) = phase else { return withoutDrag(.ended, at: time) }
-        let isFluid: Bool
-        if case .fluid = model.rule { isFluid = true } else { isFluid = false }
         // An ended that carries a translation places the card first (not a velocity sample).
         if let t = pan.translation, drag.consumer == .sheet {
             drag.constant = model.dragLaw.constant(candidate: drag.start + (t - drag.base))
@@ -569,7 +251,7 @@ public struct SheetSession: Sendable {
         let v = pan.velocity ?? samples.slope(endingAt: time)
         let snap: Snap
         var velocity = v
-        if isFluid, drag.consumer == .scroll {
+        if model.scrollHandOff, drag.consumer == .scroll {
             // The content took the last movement: the sheet stays at the detent it began at.
             let origin = model.detents[drag.origin]
             snap = Snap(detent: origin, reason: "the content scrolled: stays at \(origin.name)", projected: nil)
@@ -584,7 +266,7 @@ public struct SheetSession: Sendable {
         var result = outcome(.settle(a, snap), at: time)
         result.velocity = v
         result.velocitySource = source
-        if isFluid { result.consumer = drag.consumer }
+        if model.scrollHandOff { result.consumer = drag.consumer }
         return result
     }
 

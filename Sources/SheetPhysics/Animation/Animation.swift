@@ -1,56 +1,22 @@
-/// How an animation moves the card from `from` to `to`.
-public enum AnimationCurve: Sendable, Hashable {
-    /// A timed bezier curve: p(t) = bezier(t / T).
-    case timed(TimingCurve)
-    /// UIKit's `animate(withDuration:usingSpringWithDamping:initialSpringVelocity:)`: an
-    /// oscillator on the normalized displacement with ω₀ = ln(1000) / (ζ·T) and ẋ(0) = −v.
-    case durationSpring(dampingRatio: Double, initialVelocity: Double)
-    /// The physical spring of `fluid`: mass 1, stiffness (2π/response)², damping
-    /// 4π·ζ/response, starting with `velocity` (points per second).
-    case spring(response: Double, dampingRatio: Double, velocity: Double)
-
-    /// The public curve name (`easeIn`, `durationSpring`, `spring`).
-    public var name: String {
-        switch self {
-        case let .timed(c): c.name.rawValue
-        case .durationSpring: "durationSpring"
-        case .spring: "spring"
-        }
-    }
-}
-
-/// How the dimmer moves during an animation.
-public enum AlphaRule: String, Sendable, Hashable {
-    /// UIKit animates both in one animator: alpha = fromAlpha + (toAlpha − fromAlpha)·clamp(p, 0, 1).
-    case interpolate
-    /// Alpha follows the preset's position rule at every instant (overshoot included).
-    case position
-}
-
-/// The card and dimmer at one instant of an animation.
-public struct AnimationSample: Sendable, Hashable {
-    /// Seconds since the animation started.
-    public var t: Double
-    public var constant: Double
-    public var dimmerAlpha: Double
-    public var progress: Double
-    /// d(constant)/dt in points per second.
-    public var velocity: Double
-}
-
 /// One animation of a session: a closed form from `from` to `to` that any client can sample.
 /// Immutable and shared by reference (results, snapshots and streams hold the same one), so
 /// passing it around copies a pointer, not 200 bytes.
 public final class Animation: Sendable, Hashable {
     /// The animation's number, strictly increasing within its session.
     public let id: Int
+    /// How it moves.
     public let curve: AnimationCurve
+    /// The constant it starts at, points.
     public let from: Double
+    /// The constant it ends at (its detent's), points.
     public let to: Double
     /// T: at t ≥ T the card is exactly at `to`. Seconds.
     public let duration: Double
+    /// The dimmer alpha at the start, [0, 1].
     public let fromAlpha: Double
+    /// The dimmer alpha at the end (the position rule at `to`), [0, 1].
     public let toAlpha: Double
+    /// How the dimmer moves between the two.
     public let alphaRule: AlphaRule
     /// When it started, on the session's clock (seconds).
     public let startTime: Double
@@ -104,6 +70,7 @@ public final class Animation: Sendable, Hashable {
                 && a.toAlpha == b.toAlpha && a.alphaRule == b.alphaRule)
     }
 
+    /// Hashes the identity and the target (equal animations hash alike).
     public func hash(into hasher: inout Hasher) {
         hasher.combine(id)
         hasher.combine(startTime)

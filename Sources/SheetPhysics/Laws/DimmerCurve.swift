@@ -28,31 +28,3 @@ public struct DimmerCurve: Sendable, Hashable {
         return full * (clearAt - v) / (clearAt - fullAt)
     }
 }
-
-/// A place the card can rest, with its constant in the preset's constraint system.
-public struct Detent: Sendable, Hashable {
-    /// The detent's name (`expanded`, `normal`, `hidden`, …).
-    public let name: String
-    /// Its constraint constant.
-    public let constant: Double
-    /// Whether resting here means the card is hidden (a dismissal).
-    public let isHidden: Bool
-
-    public init(name: String, constant: Double, isHidden: Bool = false) {
-        self.name = name
-        self.constant = constant
-        self.isHidden = isHidden
-    }
-}
-
-/// How a preset's constraint constant is applied by a client.
-public enum ConstraintKind: String, Sendable, CaseIterable {
-    /// Card top to the safe-area top.
-    case top
-    /// Card bottom to the view bottom; positive pushes the card down.
-    case bottom
-    /// Card origin y in the container.
-    case frameY
-    /// Content offset from its resting place.
-    case offset
-}

@@ -1,0 +1,62 @@
+/// What a drag does with the finger, as data: for any translation of the current drag, the
+/// constant, the dimmer alpha and the progress the engine answers. The engine moves the card by
+/// evaluating this value (`SheetSession` calls `constant(for:in:)`), and the service sends the same
+/// value to clients, so a client that evaluates it predicts every `changed` answer exactly,
+/// without waiting for it.
+///
+/// Evaluation, in this order (each step one IEEE-754 double operation, as written):
+/// 1. candidate = segment.start + (translation − segment.base);
+/// 2. inside [lower, upper] (a missing bound is no bound): the constant is the candidate;
+/// 3. past a bound with no rubber band: the bound (clamping);
+///    past `upper` u with a rubber band: u + f(candidate − u); past `lower` l: l − f(l − candidate),
+///    f(x) = (1 − 1 / (x · coefficient / dimension + 1)) · dimension;
+/// 4. dimmerAlpha = `dimmer.alpha(at: constant)`, progress = `progress.progress(of: constant)`;
+/// 5. transition: once `segment.finish` is reached, the drag is over (see `DragFinish`).
+public struct DragLaw: Sendable, Hashable {
+    /// The smallest constant a drag reaches freely (the top-most limit); nil: none.
+    public let lower: Double?
+    /// The largest constant a drag reaches freely (the bottom-most limit); nil: none.
+    public let upper: Double?
+    /// Resistance past a bound; nil: the bound clamps.
+    public let rubberBand: RubberBand?
+    /// The dimmer's alpha as a function of the constant (while dragging, every preset).
+    public let dimmer: DimmerCurve
+    /// How open the card is as a function of the constant.
+    public let progress: ProgressScale
+    /// transition: the fraction of the way from the drag's detent toward the other one at which
+    /// the drag finishes the transition by itself (each drag's `DragSegment.finish`); nil: never.
+    public let finishThreshold: Double?
+
+    /// A law from its parts (each preset builds its own in `Presets/`).
+    public init(
+        lower: Double?, upper: Double?, rubberBand: RubberBand? = nil, dimmer: DimmerCurve, progress: ProgressScale,
+        finishThreshold: Double? = nil
+    ) {
+        self.lower = lower
+        self.upper = upper
+        self.rubberBand = rubberBand
+        self.dimmer = dimmer
+        self.progress = progress
+        self.finishThreshold = finishThreshold
+    }
+
+    /// The constant for a finger at `translation` in the drag segment `segment` (steps 1–3).
+    @inline(__always)
+    public func constant(for translation: Double, in segment: DragSegment) -> Double {
+        constant(candidate: segment.start + (translation - segment.base))
+    }
+
+    /// The constant for an unlimited candidate position (steps 2–3).
+    @inline(__always)
+    public func constant(candidate c: Double) -> Double {
+        if let u = upper, c > u {
+            guard let band = rubberBand else { return u }
+            return u + band.resistance(c - u)
+        }
+        if let l = lower, c < l {
+            guard let band = rubberBand else { return l }
+            return l - band.resistance(l - c)
+        }
+        return c
+    }
+}

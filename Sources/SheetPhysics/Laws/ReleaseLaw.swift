@@ -1,0 +1,66 @@
+/// Where a release sends the card and how it moves there, as data: the engine decides every
+/// `ended` (and transition's finish) by evaluating this value, and the service sends the same value
+/// to clients (`releaseLaw`), so a client that evaluates it starts the card's settle on the frame
+/// the finger lifts, without waiting for the answer.
+///
+/// Evaluation of a release at `constant` c with velocity v (pt/s, positive downward) from the
+/// drag's `origin` detent:
+/// 1. v: the `ended` event's own velocity, else the least-squares slope of translation over time of
+///    the drag's `changed` samples with time ≥ ended's time − `velocityWindow` (0 for fewer than
+///    two such samples or for samples all at one time);
+/// 2. with a `projection`, p: where momentum would carry the card (the snap reports it);
+/// 3. the first rule of `rules` whose conditions all hold picks the detent (the last rule has none);
+/// 4. the first rule of `motions` whose conditions hold picks the curve, from c to the detent's
+///    constant, starting at the event's time; the dimmer follows `alphaRule`.
+public struct ReleaseLaw: Sendable {
+    /// Seconds of `changed` samples the velocity estimate reads, counted back from the release
+    /// (0.1 s and 1 ns of slack, so a sample exactly 0.1 s before counts despite rounding).
+    public let velocityWindow: Double
+    /// fluid: the momentum projection the rules may read; nil elsewhere.
+    public let projection: MomentumProjection?
+    /// Which detent a release goes to: the first rule that matches.
+    public let rules: [ReleaseRule]
+    /// Which curve takes the card there: the first rule that matches.
+    public let motions: [MotionRule]
+    /// How the dimmer moves during the animation.
+    public let alphaRule: AlphaRule
+
+    /// A law; every preset reads velocity over the same window, the estimator's.
+    init(
+        velocityWindow: Double = VelocitySamples.window, projection: MomentumProjection? = nil,
+        rules: [ReleaseRule], motions: [MotionRule], alphaRule: AlphaRule
+    ) {
+        self.velocityWindow = velocityWindow
+        self.projection = projection
+        self.rules = rules
+        self.motions = motions
+        self.alphaRule = alphaRule
+    }
+
+    /// Where a release at `constant` with `velocity`, from a drag that began at `origin`, sends
+    /// the card (steps 2 and 3), and why.
+    public func snap(constant c: Double, velocity v: Double, origin: Detent) -> Snap {
+        let projected = projection?.project(constant: c, velocity: v)
+        for rule in rules where rule.conditions.allSatisfy({ $0.holds(constant: c, velocity: v, origin: origin) }) {
+            let choice = rule.target.choose(constant: c, projected: projected)
+            let facts = ReleaseFacts(
+                constant: c, velocity: v, origin: origin, projected: projected, beyond: choice.beyond)
+            return Snap(detent: choice.detent, reason: rule.explain(facts), projected: projected)
+        }
+        // Every law ends with an unconditional rule; this is reached only by a law built wrong.
+        preconditionFailure("a release law without a final unconditional rule")
+    }
+
+    /// The curve and duration (seconds) that move the card from `from` to `target` (step 4).
+    /// `velocity` is the release velocity, pt/s; `isShow`: a `show`, to which `releasedAbove`
+    /// never applies.
+    public func motion(
+        from: Double, to target: Detent, velocity v: Double, isShow: Bool
+    ) -> (curve: AnimationCurve, duration: Double) {
+        for rule in motions
+        where rule.conditions.allSatisfy({ $0.holds(from: from, to: target, isShow: isShow) }) {
+            return rule.curve.animation(from: from, to: target.constant, velocity: v)
+        }
+        preconditionFailure("a release law without a final unconditional motion")
+    }
+}

@@ -1,0 +1,138 @@
+/// fluid, our own: named detents from options, an optional hidden one, momentum projection to
+/// the nearest detent, removal by velocity, a rubber band past the ends, a physical spring, and
+/// the scroll hand-off to content at the top-most detent.
+enum Fluid: Preset {
+    static let constraint = ConstraintKind.top
+
+    /// The detents without the option: full 18 pt from the top, half at H/2, tip 69 pt high.
+    static let defaultDetents: [(key: String, value: OptionValue)] = [
+        ("full", .object([("fromTop", .number(18))])),
+        ("half", .object([("fraction", .number(0.5))])),
+        ("tip", .object([("height", .number(69))])),
+    ]
+
+    static func options(on geometry: Geometry) -> [OptionInfo] {
+        [
+            OptionInfo(
+                "detents", "object",
+                .object(defaultDetents),
+                "name → {\"fromTop\": pt} | {\"fraction\": f} | {\"height\": pt}; \"hidden\" is reserved"),
+            OptionInfo("hideable", "boolean", .bool(true), "adds the hidden detent at H"),
+            OptionInfo("rubberBand", "boolean", .bool(true), "resist over-drag instead of clamping"),
+            OptionInfo("decelerationRate", "number", .number(0.998), "momentum projection rate r, (0, 1)"),
+            OptionInfo("removalVelocity", "number", .number(5.5), "v / distance to hidden (1/s) that dismisses"),
+            OptionInfo("skipDetents", "boolean", .bool(false), "let a fling pass more than one detent"),
+            OptionInfo(
+                "undimmedDetent", "string", .string("tip"),
+                "largest detent with no dimming (default: the lowest visible)"),
+            OptionInfo(
+                "maxDimAlpha", "number", .number(0.3), "dimmer alpha at and above the detent over the undimmed one"),
+            OptionInfo("response", "number", .number(0.4), "spring response, s"),
+            OptionInfo("dampingRatio", "number", .number(1.0), "spring damping ratio"),
+        ]
+    }
+
+    static func configuration(
+        _ reader: inout OptionReader, on geometry: Geometry
+    ) throws(ConfigurationError) -> PresetConfiguration {
+        let H = geometry.availableHeight
+        var specs = defaultDetents
+        if let value = reader.take("detents") {
+            guard case let .object(members) = value else {
+                throw .invalidOption(
+                    field: "options.detents", reason: "expected an object of name → spec, got \(value.typeName)")
+            }
+            guard !members.isEmpty else {
+                throw .invalidOption(field: "options.detents", reason: "at least one detent is needed")
+            }
+            specs = members
+        }
+        var visible: [Detent] = []
+        for (name, spec) in specs {
+            let path = "options.detents.\(name)"
+            guard name != "hidden" else {
+                throw .invalidOption(field: path, reason: "\"hidden\" is reserved: use hideable")
+            }
+            guard !name.isEmpty, !visible.contains(where: { $0.name == name }) else {
+                throw .invalidOption(field: path, reason: "detent names must be unique and non-empty")
+            }
+            guard case let .object(kv) = spec, kv.count == 1 else {
+                throw .invalidOption(
+                    field: path,
+                    reason: "expected exactly one of {\"fromTop\": pt}, {\"fraction\": f}, {\"height\": pt}")
+            }
+            let constant: Double
+            switch kv[0].key {
+            case "fromTop": constant = try OptionReader.number(kv[0].value, path: path + ".fromTop", in: 0...H)
+            case "fraction":
+                constant = H - H * (try OptionReader.number(kv[0].value, path: path + ".fraction", in: 0...1))
+            case "height": constant = H - (try OptionReader.number(kv[0].value, path: path + ".height", in: 0...H))
+            default:
+                throw .unknownOption(field: "\(path).\(kv[0].key)", preset: .fluid)
+            }
+            visible.append(Detent(name: name, constant: constant))
+        }
+        visible.sort { $0.constant < $1.constant }
+        let hideable = try reader.bool("hideable", default: true)
+        let rubberBand = try reader.bool("rubberBand", default: true)
+        let rate = try reader.number("decelerationRate", default: 0.998, in: 0...0.9999, open: true)
+        let removal = try reader.number("removalVelocity", default: 5.5, in: 0...1e6)
+        let skip = try reader.bool("skipDetents", default: false)
+        let lowestVisible = visible[visible.count - 1]
+        let undimmedName = try reader.string("undimmedDetent") ?? lowestVisible.name
+        guard let undimmedIndex = visible.firstIndex(where: { $0.name == undimmedName }) else {
+            throw .unknownDetent(field: "options.undimmedDetent", name: undimmedName, known: visible.map(\.name))
+        }
+        let maxDim = try reader.number("maxDimAlpha", default: 0.3, in: 0...1)
+        let response = try reader.number("response", default: 0.4, in: 0.01...10)
+        let zeta = try reader.number("dampingRatio", default: 1.0, in: 0.05...10)
+        // alpha: 0 at and below the undimmed detent, maxDim at and above the next detent up.
+        let dimmer =
+            undimmedIndex == 0
+            ? DimmerCurve.none
+            : DimmerCurve(
+                full: maxDim, fullAt: visible[undimmedIndex - 1].constant, clearAt: visible[undimmedIndex].constant)
+        var detents = visible
+        let hidden = Detent(name: "hidden", constant: H, isHidden: true)
+        if hideable { detents.append(hidden) }
+        // Over-drag past the top-most and the lowest detent: resisted (f(x) = (1 − 1/(x·0.55/h + 1))·h,
+        // UIScrollView's band) or clamped.
+        let dragLaw = DragLaw(
+            lower: visible[0].constant, upper: detents[detents.count - 1].constant,
+            rubberBand: rubberBand ? RubberBand(coefficient: 0.55, dimension: geometry.height) : nil, dimmer: dimmer,
+            progress: ProgressScale(spanning: detents))
+        var rules: [ReleaseRule] = []
+        // Removal by velocity relative to the distance left to hidden (v / (H − c), per second).
+        if hideable {
+            rules.append(
+                ReleaseRule(
+                    [
+                        .compare(.velocity, .greater, 0),
+                        .compare(.velocityPerDistance(to: H), .greaterOrEqual, removal),
+                    ], .detent(hidden)
+                ) {
+                    "removal: velocity/distance \(Format.number($0.velocity / max(H - $0.constant, 1))) ≥ \(Format.number(removal))"
+                })
+        }
+        // The nearest detent to the momentum projection (clamped unless skipDetents); a tie goes
+        // to the upper one.
+        rules.append(
+            ReleaseRule([], .nearest(candidates: detents, toProjection: true, clampToNeighbours: !skip)) { f in
+                let note = f.beyond.map { " beyond \($0.name)" } ?? ""
+                return "projected \(Format.number(f.projected ?? f.constant, decimals: 1))\(note)"
+            })
+        let releaseLaw = ReleaseLaw(
+            projection: MomentumProjection(decelerationRate: rate), rules: rules,
+            motions: [MotionRule([], .spring(response: response, dampingRatio: zeta))], alphaRule: .position)
+        return PresetConfiguration(
+            detents: detents, hiddenConstant: H, showDefault: lowestVisible,
+            dismissTarget: hideable ? hidden : lowestVisible, scrollHandOff: true, dragLaw: dragLaw,
+            releaseLaw: releaseLaw,
+            effectiveOptions: [
+                ("detents", .object(specs)), ("hideable", .bool(hideable)), ("rubberBand", .bool(rubberBand)),
+                ("decelerationRate", .number(rate)), ("removalVelocity", .number(removal)),
+                ("skipDetents", .bool(skip)), ("undimmedDetent", .string(undimmedName)),
+                ("maxDimAlpha", .number(maxDim)), ("response", .number(response)), ("dampingRatio", .number(zeta)),
+            ])
+    }
+}

@@ -1,0 +1,23 @@
+/// What a preset's options resolve to on one geometry: everything a `SheetModel` holds beyond
+/// the preset's name and the geometry.
+struct PresetConfiguration {
+    /// Where the card can rest, ordered from the top-most (most open, smallest constant) down.
+    var detents: [Detent]
+    /// Where a hidden card sits (the constant; a preset without a hidden detent still has one).
+    var hiddenConstant: Double
+    /// The detent `show` uses when it names none.
+    var showDefault: Detent
+    /// Where `dismiss` sends the card.
+    var dismissTarget: Detent
+    /// Where a new session that names no detent rests; nil: it starts hidden.
+    var initialDetent: Detent? = nil
+    /// Whether a drag may hand the finger's movement to an inner scroll view (fluid only); such a
+    /// preset's pan answers also say who took the movement.
+    var scrollHandOff = false
+    /// What a drag does with the finger.
+    var dragLaw: DragLaw
+    /// Where a release sends the card and how it moves there (with the alpha rule).
+    var releaseLaw: ReleaseLaw
+    /// The options in effect, defaults filled in, in catalog order.
+    var effectiveOptions: [(key: String, value: OptionValue)]
+}

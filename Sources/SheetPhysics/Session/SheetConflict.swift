@@ -1,0 +1,20 @@
+/// Why an event was refused. The session is unchanged.
+public enum SheetConflict: Error, Sendable, Hashable, CustomStringConvertible {
+    /// `changed`, `ended` or `cancelled` with no drag in progress.
+    case noDrag(PanPhase, state: SheetState)
+    /// `began` on a hidden card (it is off screen: show it first).
+    case hidden
+    /// The client clock went backwards.
+    case clockBackwards(time: Double, last: Double)
+
+    /// What went wrong and what to send instead, for a person.
+    public var description: String {
+        switch self {
+        case let .noDrag(phase, state):
+            "\(phase.rawValue) with no drag in progress (the card is \(state.rawValue)); send began first"
+        case .hidden: "the card is hidden, so there is nothing to grab; show it first"
+        case let .clockBackwards(time, last):
+            "time \(Format.number(time, decimals: 6)) is before the session's last event at \(Format.number(last, decimals: 6)); the client clock must never decrease"
+        }
+    }
+}
