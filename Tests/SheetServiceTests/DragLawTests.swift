@@ -12,6 +12,7 @@
 
 import Foundation
 import SheetPhysics
+import SheetdTesting
 import Testing
 
 @testable import SheetService

@@ -2,6 +2,7 @@
 // interruption, several streams, Last-Event-ID, keep-alives, slow readers and bad queries.
 
 import Foundation
+import SheetdTesting
 import Synchronization
 import Testing
 

@@ -3,6 +3,7 @@
 // classic case exists; the trailing comment on each row names the rule.
 
 import MicroHTTP
+import SheetdTesting
 import Testing
 
 @testable import SheetService

@@ -2,6 +2,7 @@
 // server answers, and the server serves the file byte for byte.
 
 import Foundation
+import SheetdTesting
 import Testing
 import Yams
 

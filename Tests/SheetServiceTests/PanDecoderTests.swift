@@ -4,6 +4,7 @@
 // names the rule.
 
 import SheetPhysics
+import SheetdTesting
 import Testing
 
 @testable import SheetService
