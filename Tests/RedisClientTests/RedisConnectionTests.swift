@@ -6,12 +6,7 @@ import Testing
 @testable import RedisClient
 
 extension RedisIntegration {
-    @Suite struct RedisConnectionTests {
-        /// A redis-server of this test's own, stopped when the test ends.
-        let server: RedisServer
-
-        init() throws { server = try RedisServer() }
-
+    @Suite final class RedisConnectionTests: RedisServerSuite {
         @Test func roundTripsBinaryValues() throws {
             let redis = try RedisConnection(endpoint: server.endpoint())
             try redis.ping()

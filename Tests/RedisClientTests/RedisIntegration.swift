@@ -27,3 +27,11 @@ func failure(of body: () throws -> Void) -> (error: RedisError?, seconds: Double
     }
     return (caught, Monotonic.now() - start)
 }
+
+/// A suite whose every test gets a redis-server of its own (swift-testing makes an instance per
+/// test), stopped when the test ends.
+class RedisServerSuite {
+    let server: RedisServer
+
+    init() throws { server = try RedisServer() }
+}

@@ -24,12 +24,7 @@ private final class Inbox: Sendable {
 }
 
 extension RedisIntegration {
-    @Suite struct RedisSubscriberTests {
-        /// A redis-server of this test's own, stopped when the test ends.
-        let server: RedisServer
-
-        init() throws { server = try RedisServer() }
-
+    @Suite final class RedisSubscriberTests: RedisServerSuite {
         /// A subscriber to `channels` on the test server, subscribed before it is returned.
         private func subscribed(
             to channels: [String], timeout: Double = 1, _ inbox: Inbox

@@ -5,12 +5,7 @@ import Testing
 @testable import RedisClient
 
 extension RedisIntegration {
-    @Suite struct RedisWriterTests {
-        /// A redis-server of this test's own, stopped when the test ends.
-        let server: RedisServer
-
-        init() throws { server = try RedisServer() }
-
+    @Suite final class RedisWriterTests: RedisServerSuite {
         @Test func onlyTheLatestValueOfAKeyIsWritten() throws {
             let reader = try RedisConnection(endpoint: server.endpoint())
             let writer = RedisWriter(connection: try RedisConnection(endpoint: server.endpoint()))

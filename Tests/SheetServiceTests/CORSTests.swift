@@ -12,9 +12,8 @@ extension ServiceIntegration {
 
 extension ServiceIntegration.CORSTests {
     @Test func corsPreflightAndOrigins() throws {
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         let preflight = try c.request(
             "OPTIONS", "/sessions/abc/pan",
             headers: [
@@ -45,9 +44,8 @@ extension ServiceIntegration.CORSTests {
     }
 
     @Test func corsOriginsAreConfigurable() throws {
-        let server = try startServer { $0.corsOrigins = ["http://a.example"] }
+        let (server, c) = try connectedServer { $0.corsOrigins = ["http://a.example"] }
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         let allowed = try c.request("GET", "/presets", headers: [("Origin", "http://a.example")])
         #expect(allowed.headers["Access-Control-Allow-Origin"] == "http://a.example", "\(allowed.headers)")
         #expect(allowed.headers.values("Vary").contains { $0.contains("Origin") }, "\(allowed.headers)")
@@ -71,9 +69,8 @@ extension ServiceIntegration.CORSTests {
     /// (it was echoed, an empty header libmicrohttpd refuses: a 500 found by schemathesis).
     @Test(arguments: ["", " ", "\t"])
     func preflightWithEmptyRequestHeaders(value: String) throws {
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         let r = try c.request(
             "OPTIONS", "/healthz",
             headers: [("Origin", "https://example.com"), ("Access-Control-Request-Headers", value)])

@@ -13,15 +13,22 @@ extension ServiceIntegration {
 }
 
 extension ServiceIntegration.CheckValueTests {
+    /// Creates session `id` of `preset` at its check-table resting detent and drags it to
+    /// `constant`: the answer to the `changed` event.
+    private func dragFromRest(_ c: HTTPConnection, _ id: String, _ preset: String, to constant: Double) throws
+        -> Response
+    {
+        let rest = try #require(CheckValues.restingDetent[preset])
+        #expect(try c.put(id, #"{"preset": "\#(preset)", "initialDetent": "\#(rest.name)"}"#).status == 201)
+        #expect(try c.pan(id, #"{"phase": "began"}"#).status == 200)
+        return try c.pan(id, #"{"phase": "changed", "translation": \#(constant - rest.constant)}"#)
+    }
+
     @Test(arguments: CheckValues.releases)
     func releaseDecisions(_ row: ReleaseCheck) throws {
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
-        let rest = try #require(CheckValues.restingDetent[row.preset])
-        #expect(try c.put("r", #"{"preset": "\#(row.preset)", "initialDetent": "\#(rest.name)"}"#).status == 201)
-        #expect(try c.pan("r", #"{"phase": "began"}"#).status == 200)
-        let moved = try c.pan("r", #"{"phase": "changed", "translation": \#(row.constant - rest.constant)}"#)
+        let moved = try dragFromRest(c, "r", row.preset, to: row.constant)
         #expect(abs((num(moved.json?["constant"]) ?? .nan) - row.constant) < 0.01, "\(moved.text)")
         let ended = try c.pan("r", #"{"phase": "ended", "velocity": \#(row.velocity)}"#)
         #expect(ended.status == 200, "\(ended)")
@@ -35,22 +42,17 @@ extension ServiceIntegration.CheckValueTests {
 
     @Test(arguments: CheckValues.dimmer)
     func dimmerWhileDragging(_ row: DimmerCheck) throws {
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
-        let rest = try #require(CheckValues.restingDetent[row.preset])
-        #expect(try c.put("d", #"{"preset": "\#(row.preset)", "initialDetent": "\#(rest.name)"}"#).status == 201)
-        #expect(try c.pan("d", #"{"phase": "began"}"#).status == 200)
-        let r = try c.pan("d", #"{"phase": "changed", "translation": \#(row.constant - rest.constant)}"#)
+        let r = try dragFromRest(c, "d", row.preset, to: row.constant)
         #expect(r.status == 200, "\(r)")
         #expect(abs((num(r.json?["dimmerAlpha"]) ?? .nan) - row.alpha) <= 1e-4, "\(r.text)")
     }
 
     @Test(arguments: CheckValues.dragLimits)
     func dragLimits(_ row: DragLimitCheck) throws {
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         let put = try c.put("l", #"{"preset": "\#(row.preset)", "initialDetent": "\#(row.startDetent)"}"#)
         #expect(num(put.json?["constant"]) == row.start, "\(put.text)")
         #expect(try c.pan("l", #"{"phase": "began"}"#).status == 200)
@@ -60,9 +62,8 @@ extension ServiceIntegration.CheckValueTests {
 
     @Test(arguments: CheckValues.showFrames)
     func showFramesAt30FPSThroughSimulate(_ row: ShowFramesCheck) throws {
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         let r = try c.request(
             "POST", "/simulate",
             json: #"{"config": {"preset": "\#(row.preset)"}, "events": [{"type": "show", "time": 0}], "fps": 30}"#)
@@ -89,9 +90,8 @@ extension ServiceIntegration.CheckValueTests {
         let check = CheckValues.fluidSpring
         let rest = try #require(CheckValues.restingDetent[check.preset])
         let translation = check.from - rest.constant
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         // Through a session: release from `from` with `velocity`.
         let config = #"{"preset": "\#(check.preset)", "initialDetent": "\#(check.startDetent)"}"#
         #expect(try c.put("f", config).status == 201)
@@ -132,9 +132,8 @@ extension ServiceIntegration.CheckValueTests {
     }
 
     @Test func velocityIsEstimatedFromTheClientClock() throws {
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         #expect(try c.put("v", #"{"clock": "client", "initialDetent": "normal"}"#).status == 201)
         #expect(try c.pan("v", #"{"phase": "began", "time": 0}"#).status == 200)
         for (t, translation) in [(0.0, 0.0), (0.02, 10.0), (0.04, 20.0)] {

@@ -24,10 +24,9 @@ extension ServiceIntegration.ConcurrencyTests {
     /// 8 threads × 200 `changed` events on one session: every answer is 200 and consistent with
     /// its own translation, and the session ends at the last event applied.
     @Test func concurrentEventsOnOneSession() throws {
-        let server = try startServer { $0.threads = 4 }
+        let (server, c) = try connectedServer { $0.threads = 4 }
         defer { server.stop() }
         let port = server.port
-        let c = try HTTPConnection(port: port)
         #expect(try c.put("shared", #"{"initialDetent": "normal"}"#).status == 201)
         #expect(try c.pan("shared", #"{"phase": "began"}"#).status == 200)
 

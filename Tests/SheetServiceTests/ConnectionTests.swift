@@ -17,9 +17,8 @@ extension ServiceIntegration {
 
 extension ServiceIntegration.ConnectionTests {
     @Test func keepAliveServesAHundredRequestsOnOneConnection() throws {
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         let fd = c.fd
         #expect(try c.put("k", #"{"initialDetent": "normal"}"#).status == 201)
         var statuses: [Int] = []
@@ -41,9 +40,8 @@ extension ServiceIntegration.ConnectionTests {
     }
 
     @Test func bodyLimitIsConfigurable() throws {
-        let server = try startServer { $0.maxBodyBytes = 1024 }
+        let (server, c) = try connectedServer { $0.maxBodyBytes = 1024 }
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         // 1000 bytes of valid JSON: accepted.
         let valid = #"{"preset": "glide"}"#
         let padded = valid + String(repeating: " ", count: 1000 - valid.utf8.count)
@@ -71,10 +69,9 @@ extension ServiceIntegration.ConnectionTests {
 
 extension ServiceIntegration.ConnectionTests {
     @Test func drainTurnsReadinessOffFinishesInFlightRequestsThenCloses() throws {
-        let server = try startServer { $0.drainGrace = 0.3 }
+        let (server, c) = try connectedServer { $0.drainGrace = 0.3 }
         defer { server.stop() }
         let port = server.port
-        let c = try HTTPConnection(port: port)
         #expect(try c.put("s", #"{"initialDetent": "normal"}"#).status == 201)
         #expect(try c.get("/readyz").status == 200)
 

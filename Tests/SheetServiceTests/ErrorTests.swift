@@ -208,9 +208,8 @@ extension ServiceIntegration.ErrorTests {
 
 extension ServiceIntegration.ErrorTests {
     @Test func stateIsUnchangedAfterAnError() throws {
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         // A dragging session on the client clock.
         #expect(try c.put("d", #"{"clock": "client", "initialDetent": "normal"}"#).status == 201)
         #expect(try c.pan("d", #"{"phase": "began", "time": 1}"#).status == 200)

@@ -22,9 +22,8 @@ extension ServiceIntegration.MediaTypeTests {
 
     @Test(arguments: jsonMediaTypes)
     func jsonBodiesAreAcceptedUnderTheirMediaTypes(_ type: String) throws {
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         let r = try c.request(
             "PUT", "/sessions/m", headers: [("Content-Type", type)], body: bytes(#"{"preset": "twitter"}"#))
         #expect(r.status == 201, "\(r)")
@@ -40,9 +39,8 @@ extension ServiceIntegration.MediaTypeTests {
     /// as 415 like any other unsupported type, and the server goes on.
     @Test(arguments: ["", ";", ";;", " ; "])
     func contentTypeWithoutAMediaTypeIs415(type: String) throws {
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         let r = try c.request("POST", "/sessions", headers: [("Content-Type", type)], body: bytes("{}"))
         expectProblem(r, status: 415, code: "unsupported-media-type")
         #expect(try HTTPConnection(port: server.port).get("/healthz").status == 200)

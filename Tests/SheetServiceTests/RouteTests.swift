@@ -13,9 +13,8 @@ extension ServiceIntegration {
 
 extension ServiceIntegration.RouteTests {
     @Test func everyRouteAnswers() throws {
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
 
         // POST /sessions: 201, Location, a generated id, the snapshot.
         let created = try c.request("POST", "/sessions")
@@ -158,9 +157,8 @@ let pathEdges: [(String, String, Int, String?)] = [
 extension ServiceIntegration.RouteTests {
     @Test(arguments: pathEdges)
     func routingPathEdges(_ method: String, _ path: String, _ status: Int, _ code: String?) throws {
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         #expect(try c.put("e1", #"{"preset": "facebook", "initialDetent": "normal"}"#).status == 201)
         let body = method == "POST" ? #"{"phase": "began"}"# : nil
         let r = try c.request(method, path, headers: [("Content-Type", "application/json")], body: body.map(bytes))

@@ -12,9 +12,8 @@ extension ServiceIntegration {
 
 extension ServiceIntegration.SessionLifecycleTests {
     @Test func generatedIDsAreURLSafeAndUnique() throws {
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         let urlSafe = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
         var ids = Set<String>()
         for _ in 0..<1000 {
@@ -31,9 +30,8 @@ extension ServiceIntegration.SessionLifecycleTests {
     }
 
     @Test func sessionLimitIs503AndFreesOnDelete() throws {
-        let server = try startServer { $0.maxSessions = 5 }
+        let (server, c) = try connectedServer { $0.maxSessions = 5 }
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         var ids: [String] = []
         for _ in 0..<5 {
             let r = try c.request("POST", "/sessions")
@@ -57,9 +55,8 @@ extension ServiceIntegration.SessionLifecycleTests {
     }
 
     @Test func idleSessionsExpireAndBusyOnesStay() throws {
-        let server = try startServer { $0.sessionTTL = 0.3 }
+        let (server, c) = try connectedServer { $0.sessionTTL = 0.3 }
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         #expect(try c.put("idle").status == 201)
         #expect(try c.put("busy").status == 201)
         let start = Monotonic.now()

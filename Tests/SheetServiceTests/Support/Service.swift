@@ -67,3 +67,11 @@ extension HTTPConnection {
         try request("POST", "/sessions/\(id)/dismiss", body: json.isEmpty ? nil : bytes(json))
     }
 }
+
+/// A started server (see `startServer`) and a connection to it; the caller stops the server.
+func connectedServer(_ configure: (inout ServiceConfiguration) -> Void = { _ in }) throws -> (
+    SheetServer, HTTPConnection
+) {
+    let server = try startServer(configure)
+    return (server, try HTTPConnection(port: server.port))
+}
