@@ -1,6 +1,3 @@
-// Connections: keep-alive, the body limit, and drain (readiness off, in-flight requests finished,
-// then the port closed). A real SheetServer on port 0.
-
 import Foundation
 import SheetdTesting
 import Testing
@@ -12,58 +9,58 @@ import Testing
 #endif
 
 extension ServiceIntegration {
-    @Suite struct ConnectionTests {}
-}
-
-extension ServiceIntegration.ConnectionTests {
-    @Test func keepAliveServesAHundredRequestsOnOneConnection() throws {
-        let (server, c) = try connectedServer()
-        defer { server.stop() }
-        let fd = c.fd
-        #expect(try c.put("k", #"{"initialDetent": "normal"}"#).status == 201)
-        var statuses: [Int] = []
-        for i in 0..<100 {
-            let r: Response
-            switch i % 5 {
-            case 0: r = try c.get("/sessions/k")
-            case 1: r = try c.pan("k", #"{"phase": "began"}"#)
-            case 2: r = try c.pan("k", #"{"phase": "changed", "translation": \#(i)}"#)
-            case 3: r = try c.request("POST", "/sessions/k/pan", json: #"{"phase": "cancelled"}"#)
-            default: r = try c.get(i % 2 == 0 ? "/healthz" : "/presets")
+    /// Connections: keep-alive, the body limit, and drain (readiness off, in-flight requests finished,
+    /// then the port closed). A real SheetServer on port 0.
+    @Suite struct ConnectionTests {
+        @Test func keepAliveServesAHundredRequestsOnOneConnection() throws {
+            let (server, c) = try connectedServer()
+            defer { server.stop() }
+            let fd = c.fd
+            #expect(try c.put("k", #"{"initialDetent": "normal"}"#).status == 201)
+            var statuses: [Int] = []
+            for i in 0..<100 {
+                let r: Response
+                switch i % 5 {
+                case 0: r = try c.get("/sessions/k")
+                case 1: r = try c.pan("k", #"{"phase": "began"}"#)
+                case 2: r = try c.pan("k", #"{"phase": "changed", "translation": \#(i)}"#)
+                case 3: r = try c.request("POST", "/sessions/k/pan", json: #"{"phase": "cancelled"}"#)
+                default: r = try c.get(i % 2 == 0 ? "/healthz" : "/presets")
+                }
+                statuses.append(r.status)
+                #expect(!r.closesConnection, "request \(i): \(r.headers)")
             }
-            statuses.append(r.status)
-            #expect(!r.closesConnection, "request \(i): \(r.headers)")
+            #expect(statuses.count == 100)
+            #expect(statuses.allSatisfy { $0 == 200 }, "\(statuses)")
+            #expect(c.fd == fd)
         }
-        #expect(statuses.count == 100)
-        #expect(statuses.allSatisfy { $0 == 200 }, "\(statuses)")
-        #expect(c.fd == fd)
-    }
 
-    @Test func bodyLimitIsConfigurable() throws {
-        let (server, c) = try connectedServer { $0.maxBodyBytes = 1024 }
-        defer { server.stop() }
-        // 1000 bytes of valid JSON: accepted.
-        let valid = #"{"preset": "glide"}"#
-        let padded = valid + String(repeating: " ", count: 1000 - valid.utf8.count)
-        let ok = try c.request("PUT", "/sessions/a", body: bytes(padded))
-        #expect(ok.status == 201, "\(ok)")
-        // 1024 bytes exactly: still within the limit.
-        let exact = valid + String(repeating: " ", count: 1024 - valid.utf8.count)
-        #expect(try c.request("PUT", "/sessions/a", body: bytes(exact)).status == 200)
-        // 1000 bytes of invalid JSON: read and refused as JSON (400), not as too large.
-        let invalid = String(repeating: "x", count: 1000)
-        expectProblem(try c.request("PUT", "/sessions/b", body: bytes(invalid)), status: 400, code: "invalid-json")
-        // 1025 declared: 413 at once, before any body byte is sent; like every response, it
-        // carries CORS headers for an allowed Origin.
-        let big = try HTTPConnection(port: server.port)
-        try big.send(
-            "PUT /sessions/b HTTP/1.1\r\nHost: x\r\nOrigin: http://demo.example\r\n"
-                + "Content-Type: application/json\r\nContent-Length: 1025\r\n\r\n")
-        let refused = try big.readResponse(method: "PUT", timeout: 5)
-        expectProblem(refused, status: 413, code: "body-too-large")
-        #expect(refused.headers["Access-Control-Allow-Origin"] == "*", "\(refused.headers)")
-        #expect(big.closedByPeer(within: 2), "the unread body is never read: the connection closes")
-        #expect(try c.get("/sessions/b").status == 404)
+        @Test func bodyLimitIsConfigurable() throws {
+            let (server, c) = try connectedServer { $0.maxBodyBytes = 1024 }
+            defer { server.stop() }
+            // 1000 bytes of valid JSON: accepted.
+            let valid = #"{"preset": "glide"}"#
+            let padded = valid + String(repeating: " ", count: 1000 - valid.utf8.count)
+            let ok = try c.request("PUT", "/sessions/a", body: bytes(padded))
+            #expect(ok.status == 201, "\(ok)")
+            // 1024 bytes exactly: still within the limit.
+            let exact = valid + String(repeating: " ", count: 1024 - valid.utf8.count)
+            #expect(try c.request("PUT", "/sessions/a", body: bytes(exact)).status == 200)
+            // 1000 bytes of invalid JSON: read and refused as JSON (400), not as too large.
+            let invalid = String(repeating: "x", count: 1000)
+            expectProblem(try c.request("PUT", "/sessions/b", body: bytes(invalid)), status: 400, code: "invalid-json")
+            // 1025 declared: 413 at once, before any body byte is sent; like every response, it
+            // carries CORS headers for an allowed Origin.
+            let big = try HTTPConnection(port: server.port)
+            try big.send(
+                "PUT /sessions/b HTTP/1.1\r\nHost: x\r\nOrigin: http://demo.example\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: 1025\r\n\r\n")
+            let refused = try big.readResponse(method: "PUT", timeout: 5)
+            expectProblem(refused, status: 413, code: "body-too-large")
+            #expect(refused.headers["Access-Control-Allow-Origin"] == "*", "\(refused.headers)")
+            #expect(big.closedByPeer(within: 2), "the unread body is never read: the connection closes")
+            #expect(try c.get("/sessions/b").status == 404)
+        }
     }
 }
 

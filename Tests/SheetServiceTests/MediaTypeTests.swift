@@ -1,6 +1,3 @@
-// Request media types: JSON bodies under every JSON media type, and Content-Types without one
-// (a fuzz finding) refused as 415. A real SheetServer on port 0.
-
 import Foundation
 import SheetdTesting
 import Testing
@@ -8,29 +5,29 @@ import Testing
 @testable import SheetService
 
 extension ServiceIntegration {
-    @Suite struct MediaTypeTests {}
-}
+    /// Request media types: JSON bodies under every JSON media type, and Content-Types without one
+    /// (a fuzz finding) refused as 415. A real SheetServer on port 0.
+    @Suite struct MediaTypeTests {
+        static let jsonMediaTypes = [
+            "application/json",  // the type itself
+            "application/json; charset=utf-8",  // with a parameter
+            "application/merge-patch+json",  // any application/*+json
+            "application/vnd.sheet+json",  // a vendor +json
+            "application/x-www-form-urlencoded",  // curl -d's default
+        ]
 
-extension ServiceIntegration.MediaTypeTests {
-    static let jsonMediaTypes = [
-        "application/json",  // the type itself
-        "application/json; charset=utf-8",  // with a parameter
-        "application/merge-patch+json",  // any application/*+json
-        "application/vnd.sheet+json",  // a vendor +json
-        "application/x-www-form-urlencoded",  // curl -d's default
-    ]
-
-    @Test(arguments: jsonMediaTypes)
-    func jsonBodiesAreAcceptedUnderTheirMediaTypes(_ type: String) throws {
-        let (server, c) = try connectedServer()
-        defer { server.stop() }
-        let r = try c.request(
-            "PUT", "/sessions/m", headers: [("Content-Type", type)], body: bytes(#"{"preset": "twitter"}"#))
-        #expect(r.status == 201, "\(r)")
-        #expect(r.json?["preset"] as? String == "twitter")
-        let pan = try c.request(
-            "POST", "/sessions/m/show", headers: [("Content-Type", type)], body: bytes(#"{"detent": "open"}"#))
-        #expect(pan.status == 200, "\(pan)")
+        @Test(arguments: jsonMediaTypes)
+        func jsonBodiesAreAcceptedUnderTheirMediaTypes(_ type: String) throws {
+            let (server, c) = try connectedServer()
+            defer { server.stop() }
+            let r = try c.request(
+                "PUT", "/sessions/m", headers: [("Content-Type", type)], body: bytes(#"{"preset": "twitter"}"#))
+            #expect(r.status == 201, "\(r)")
+            #expect(r.json?["preset"] as? String == "twitter")
+            let pan = try c.request(
+                "POST", "/sessions/m/show", headers: [("Content-Type", type)], body: bytes(#"{"detent": "open"}"#))
+            #expect(pan.status == 200, "\(pan)")
+        }
     }
 }
 
