@@ -1,7 +1,8 @@
-// The public check values of sheetd's physics, once: the engine's tests (SheetPhysicsTests) and
-// the HTTP tests (SheetServiceTests) replay the same rows. Default geometry (844, 47, 34):
-// S = 763, H = 797. Constants in points to 0.01, alpha to 1e-4, velocities in points per second.
-// Presets are named by their wire names, so the tables need neither the engine nor the service.
+// The public check values of sheetd's physics (docs/PHYSICS.md), once: the engine's tests
+// (SheetPhysicsTests) and the HTTP tests (SheetServiceTests) replay the same rows. Default geometry
+// (844, 47, 34): S = 763, H = 797. Constants in points to 0.01, alpha to 1e-4, velocities in
+// points per second. Presets are named by their wire names, so the tables need neither the engine
+// nor the service.
 
 /// A row of "Release decisions": drag a resting sheet to `constant`, release with `velocity`.
 public struct ReleaseCheck: Sendable, CustomStringConvertible {

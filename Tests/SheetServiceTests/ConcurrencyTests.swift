@@ -12,7 +12,7 @@ extension ServiceIntegration {
     @Suite struct ConcurrencyTests {}
 }
 
-/// The facebook dimmer rule (PHYSICS.md), default geometry.
+/// The facebook dimmer rule (docs/PHYSICS.md), default geometry.
 func facebookAlpha(_ v: Double) -> Double {
     let h = 797.0
     if v <= h / 2 { return 0.7 }

@@ -1,5 +1,5 @@
-// API.md's error table through HTTP: every row's status, problem code and detail, and an error
-// changes nothing. A real SheetServer on port 0.
+// docs/HTTP.md's error table through HTTP: every row's status, problem code and detail, and an
+// error changes nothing. A real SheetServer on port 0.
 
 import Foundation
 import SheetdTesting
@@ -11,7 +11,7 @@ extension ServiceIntegration {
     @Suite struct ErrorTests {}
 }
 
-/// One row of API.md's error table.
+/// One row of docs/HTTP.md's error table.
 struct ErrorCase: Sendable, CustomTestStringConvertible {
     let name: String
     let method: String
@@ -69,7 +69,7 @@ extension ServiceIntegration.ErrorTests {
             name: "unknown option expandedOfset", method: "PUT", path: "/sessions/x",
             body: #"{"preset": "facebook", "options": {"expandedOfset": 30}}"#, status: 400,
             code: "unknown-option", field: "options.expandedOfset", detailContains: "expandedOfset"),
-        // 400: presets are the six of PHYSICS.md.
+        // 400: presets are the six of docs/PHYSICS.md.
         ErrorCase(
             name: "unknown preset", method: "PUT", path: "/sessions/x", body: #"{"preset": "facebok"}"#,
             status: 400, code: "unknown-preset", field: "preset", detailContains: "facebok"),

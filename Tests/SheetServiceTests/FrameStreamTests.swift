@@ -283,7 +283,7 @@ extension ServiceIntegration.FrameStreamTests {
         #expect(drainer.wait(seconds: 10))
     }
 
-    /// Reconnection cases of API.md: Last-Event-ID n:k.
+    /// Reconnection cases of docs/HTTP.md: Last-Event-ID n:k.
     enum Resume: String, CaseIterable, Sendable {
         /// n still runs: the stream resumes after frame k.
         case running

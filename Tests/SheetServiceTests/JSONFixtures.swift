@@ -1,6 +1,6 @@
-// The JSON layer's test fixtures: JSONReader (strict RFC 8259), JSONWriter, JSONValue. The accept
-// and reject tables (JSONReaderTests replays them). Row names follow JSONTestSuite (y_ = must accept, n_ = must reject) where a
-// classic case exists; the trailing comment on each row names the rule.
+// The JSON layer's test fixtures (JSONReader, strict RFC 8259; JSONWriter; JSONValue): the accept
+// and reject tables JSONReaderTests replays. Row names follow JSONTestSuite (y_ = must accept,
+// n_ = must reject) where a classic case exists; the trailing comment on each row names the rule.
 
 import MicroHTTP
 import SheetdTesting

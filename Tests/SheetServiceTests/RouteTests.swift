@@ -5,10 +5,11 @@ import Testing
 @testable import SheetService
 
 extension ServiceIntegration {
-    /// Every route of the REST surface answers as API.md says, and paths near /sessions/{id}/{action}
-    /// route the same on the byte fast path and the decoding one. A real SheetServer on port 0.
+    /// Every route of the REST surface answers as docs/HTTP.md says, and paths near
+    /// /sessions/{id}/{action} route the same on the byte fast path and the decoding one. A real
+    /// SheetServer on port 0.
     @Suite struct RouteTests {
-        /// Each route with each method: status, Location, media type and body as API.md says.
+        /// Each route with each method: status, Location, media type and body as docs/HTTP.md says.
         @Test func everyRouteAnswers() throws {
             let (server, c) = try connectedServer()
             defer { server.stop() }
