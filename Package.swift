@@ -76,14 +76,22 @@ let package = Package(
                 "SheetPhysics", "SheetService", "MicroHTTP", .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "SheetPhysicsTests", dependencies: ["SheetPhysics"]),
-        .testTarget(name: "RedisClientTests", dependencies: ["RedisClient"]),
-        .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP"]),
+        // The tools every test suite shares (HTTP/SSE client, redis-server, waiting, ports,
+        // threads), as HummingbirdTesting is for Hummingbird. It depends on no module of sheetd, so
+        // each suite links only what it tests; starting a server stays with the suite that tests it.
+        .target(name: "SheetdTesting", path: "Tests/SheetdTesting"),
+        // The physics check values, once: the engine's tests and the HTTP tests replay the same rows.
+        .target(name: "PhysicsCheckValues", path: "Tests/PhysicsCheckValues"),
+        .testTarget(name: "SheetPhysicsTests", dependencies: ["SheetPhysics", "SheetdTesting", "PhysicsCheckValues"]),
+        .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "SheetdTesting"]),
+        .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "SheetdTesting"]),
         .testTarget(
             name: "SheetServiceTests",
             dependencies: [
                 "SheetService",
                 "SheetPhysics",
+                "SheetdTesting",
+                "PhysicsCheckValues",
                 .product(name: "Yams", package: "Yams"),
             ]
         ),

@@ -1,12 +1,8 @@
 import Foundation
 import MicroHTTP
+import SheetdTesting
 import Synchronization
 import Testing
-
-/// A body pattern that makes misplaced bytes visible.
-private func pattern(_ count: Int) -> [UInt8] {
-    (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
-}
 
 @Suite("HTTPServer over real sockets")
 struct HTTPServerTests {
@@ -14,7 +10,7 @@ struct HTTPServerTests {
         try withServer { server in
             // Port 0 asks for any free port; the server reports the one it got.
             #expect(server.port != 0)
-            let client = try RawHTTPClient(port: server.port)
+            let client = try HTTPConnection(port: server.port)
             #expect(try client.request("GET", "/echo").status == 200)
         }
     }
@@ -38,7 +34,7 @@ struct HTTPServerTests {
     ])
     func echoesBodies(method: String, size: Int, writes: Int) throws {
         try withServer { server in
-            let client = try RawHTTPClient(port: server.port)
+            let client = try HTTPConnection(port: server.port)
             let body = pattern(size)
             var request = Array("\(method) /echo HTTP/1.1\r\nHost: t\r\n".utf8)
             if method == "POST" { request += Array("Content-Length: \(size)\r\n".utf8) }
@@ -57,7 +53,7 @@ struct HTTPServerTests {
 
     @Test func chunkedRequestBodyIsAccumulated() throws {
         try withServer { server in
-            let client = try RawHTTPClient(port: server.port)
+            let client = try HTTPConnection(port: server.port)
             try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")
             try client.send("5\r\nhello\r\n")
             usleep(5000)
@@ -78,7 +74,7 @@ struct HTTPServerTests {
     func oversizedContentLengthIsRefusedUnread(length: String) throws {
         let responder = TestResponder()
         try withServer(responder: responder) { server in
-            let client = try RawHTTPClient(port: server.port)
+            let client = try HTTPConnection(port: server.port)
             // Only the head is sent: the answer must come without the body being read.
             try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: \(length)\r\n\r\n")
             let response = try client.readResponse()
@@ -96,7 +92,7 @@ struct HTTPServerTests {
     /// mid-body in libmicrohttpd 0.9.75).
     @Test func oversizedChunkedBodyIsRefused() throws {
         try withServer(maxBodyBytes: 10) { server in
-            let client = try RawHTTPClient(port: server.port)
+            let client = try HTTPConnection(port: server.port)
             try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")
             try client.send("8\r\n12345678\r\n")
             usleep(5000)
@@ -110,7 +106,7 @@ struct HTTPServerTests {
     /// A chunked body that goes on far past the limit is cut off: the connection closes.
     @Test func endlessChunkedBodyIsCutOff() throws {
         try withServer(maxBodyBytes: 10) { server in
-            let client = try RawHTTPClient(port: server.port)
+            let client = try HTTPConnection(port: server.port)
             try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")
             let chunk = Array("10000\r\n".utf8) + [UInt8](repeating: 65, count: 0x10000) + Array("\r\n".utf8)
             var cutOff = false
@@ -125,7 +121,7 @@ struct HTTPServerTests {
 
     @Test func keepAliveServesSeveralRequestsOnOneConnection() throws {
         try withServer { server in
-            let client = try RawHTTPClient(port: server.port)
+            let client = try HTTPConnection(port: server.port)
             for index in 0..<3 {
                 let body = Array("request \(index)".utf8)
                 let response = try client.request("POST", "/echo", body: body)
@@ -139,7 +135,7 @@ struct HTTPServerTests {
 
     @Test func closesConnectionWhenAsked() throws {
         try withServer { server in
-            let client = try RawHTTPClient(port: server.port)
+            let client = try HTTPConnection(port: server.port)
             let response = try client.request("GET", "/close")
             #expect(response.text == "bye")
             #expect(response.headers["Connection"]?.lowercased() == "close")
@@ -160,7 +156,7 @@ struct HTTPServerTests {
     ])
     func targetReachesTheResponderRaw(target: String, expected: String) throws {
         try withServer { server in
-            let client = try RawHTTPClient(port: server.port)
+            let client = try HTTPConnection(port: server.port)
             let response = try client.request("GET", target)
             #expect(response.status == 200)
             #expect(response.text == expected)
@@ -169,7 +165,7 @@ struct HTTPServerTests {
 
     @Test func requestHeadersAreCaseInsensitiveAndOrdered() throws {
         try withServer { server in
-            let client = try RawHTTPClient(port: server.port)
+            let client = try HTTPConnection(port: server.port)
             let response = try client.request("GET", "/header", headers: [("X-Probe", "one"), ("x-probe", "two")])
             #expect(response.text == "one|one,two")
         }
@@ -185,7 +181,7 @@ struct HTTPServerTests {
     func screenRefusesBeforeTheBody(method: String, length: Int) throws {
         let responder = TestResponder()
         try withServer(responder: responder) { server in
-            let client = try RawHTTPClient(port: server.port)
+            let client = try HTTPConnection(port: server.port)
             try client.send("\(method) /refuse HTTP/1.1\r\nHost: t\r\nContent-Length: \(length)\r\n\r\n")
             let response = try client.readResponse()
             #expect(response.status == 403)
@@ -258,7 +254,7 @@ struct HTTPServerTests {
     /// Vetted headers go out as they are, response after response.
     @Test func vettedHeadersAreSent() throws {
         try withServer { server in
-            let client = try RawHTTPClient(port: server.port)
+            let client = try HTTPConnection(port: server.port)
             for _ in 0..<3 {
                 let response = try client.request("GET", "/vetted")
                 #expect(response.status == 200)
@@ -279,7 +275,7 @@ struct HTTPServerTests {
     ])
     func unusableResponsesBecome500(path: String) throws {
         try withServer { server in
-            let client = try RawHTTPClient(port: server.port)
+            let client = try HTTPConnection(port: server.port)
             let response = try client.request("GET", path)
             #expect(response.status == 500)
             #expect(response.headers["Injected"] == nil)
@@ -302,7 +298,7 @@ struct HTTPServerTests {
             let failures = Mutex<[String]>([])
             DispatchQueue.concurrentPerform(iterations: clients) { clientIndex in
                 do {
-                    let client = try RawHTTPClient(port: server.port)
+                    let client = try HTTPConnection(port: server.port)
                     for index in 0..<requestsPerClient {
                         let body = Array(
                             "{\"client\":\(clientIndex),\"index\":\(index),\"pad\":\"\(String(repeating: "x", count: 60))\"}"
@@ -337,11 +333,11 @@ struct HTTPServerTests {
             }
         }
         try withServer(responder: responder) { server in
-            let client = try RawHTTPClient(port: server.port)
+            let client = try HTTPConnection(port: server.port)
             let response = try client.request("GET", "/stream")
             #expect(response.status == 200)
             #expect(response.headers["Content-Type"] == "text/event-stream")
-            #expect(response.end == .complete)
+            #expect(response.complete)
             #expect(response.text == (0..<5).map { "data: \($0)\n\n" }.joined())
             // Close handlers run on the finishing thread, which may lag the terminator on the wire.
             #expect(eventually { closed.isSet })
@@ -369,7 +365,7 @@ struct HTTPServerTests {
             }
         }
         try withServer(responder: responder) { server in
-            let client = try RawHTTPClient(port: server.port)
+            let client = try HTTPConnection(port: server.port)
             try client.sendRequest("GET", "/stream")
             let head = try client.readHead()
             #expect(head.status == 200)
@@ -387,7 +383,7 @@ struct HTTPServerTests {
         }
         let server = HTTPServer(configuration: .init(port: 0), responder: responder)
         try server.start()
-        let client = try RawHTTPClient(port: server.port)
+        let client = try HTTPConnection(port: server.port)
         try client.sendRequest("GET", "/stream")
         #expect(try client.readHead().status == 200)
         #expect(try client.readChunk() == Array("data: first\n\n".utf8))
@@ -421,7 +417,7 @@ struct HTTPServerTests {
     func malformedRequestsAreAnsweredByLibmicrohttpd(request: String, status: Int?) throws {
         let responder = TestResponder()
         try withServer(responder: responder) { server in
-            let client = try RawHTTPClient(port: server.port)
+            let client = try HTTPConnection(port: server.port)
             try client.send(request)
             if let status {
                 #expect(try client.readResponse().status == status)
@@ -438,13 +434,13 @@ struct HTTPServerTests {
             for partial in [
                 "GET /echo HTTP/1.1\r\n", "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\nabc",
             ] {
-                let client = try RawHTTPClient(port: server.port)
+                let client = try HTTPConnection(port: server.port)
                 try client.send(partial)
                 usleep(20_000)
                 client.close()
             }
             // The server carries on.
-            #expect(try RawHTTPClient(port: server.port).request("GET", "/echo").status == 200)
+            #expect(try HTTPConnection(port: server.port).request("GET", "/echo").status == 200)
         }
     }
 
@@ -454,23 +450,23 @@ struct HTTPServerTests {
             stream.finish()
         }
         try withServer(responder: responder) { server in
-            let client = try RawHTTPClient(port: server.port)
+            let client = try HTTPConnection(port: server.port)
             // HTTP/1.0 has no chunked coding: the body runs to the connection's end.
             try client.send("GET /stream HTTP/1.0\r\n\r\n")
             let response = try client.readResponse()
             #expect(response.status == 200)
-            #expect(response.end == .eof)
+            #expect(!response.complete)
             #expect(response.text == "data: only\n\n")
         }
     }
 
     @Test func quiesceTurnsAwayNewClientsButServesOpenConnections() throws {
         try withServer { server in
-            let open = try RawHTTPClient(port: server.port)
+            let open = try HTTPConnection(port: server.port)
             #expect(try open.request("GET", "/echo").status == 200)
             server.quiesce()
             // A new connection is closed at once, without an answer.
-            let late = try RawHTTPClient(port: server.port)
+            let late = try HTTPConnection(port: server.port)
             try? late.sendRequest("GET", "/echo")
             #expect(try late.readsEOF())
             // The keep-alive connection carries on.

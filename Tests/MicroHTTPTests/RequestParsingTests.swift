@@ -1,4 +1,5 @@
 import Foundation
+import SheetdTesting
 import Testing
 
 @testable import MicroHTTP

@@ -1,4 +1,5 @@
 import Foundation
+import SheetdTesting
 import Synchronization
 import Testing
 
@@ -53,7 +54,7 @@ struct ResponseBufferTests {
         let server = HTTPServer(configuration: .init(port: 0), responder: responder)
         try server.start()
         defer { server.stop() }
-        let client = try RawHTTPClient(port: server.port)
+        let client = try HTTPConnection(port: server.port)
         let response = try client.request("GET", target)
         #expect(response.status == status)
         if size >= 0 {
@@ -65,7 +66,7 @@ struct ResponseBufferTests {
         // libmicrohttpd frees the response after the last byte; its free callback drops the reference.
         #expect(eventually { responder.alive == 0 })
         // The connection goes on (or, after the 500, a new one does).
-        let next = status == 200 ? client : try RawHTTPClient(port: server.port)
+        let next = status == 200 ? client : try HTTPConnection(port: server.port)
         #expect(try next.request("GET", "/buffer/3").body == [3, 10, 17])
     }
 }

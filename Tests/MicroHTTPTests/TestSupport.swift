@@ -1,5 +1,5 @@
-import Foundation
 import MicroHTTP
+import SheetdTesting
 import Synchronization
 
 /// The responder every server test talks to. Routes on the raw path:
@@ -89,26 +89,4 @@ func withServer<T>(
     try server.start()
     defer { server.stop() }
     return try body(server)
-}
-
-/// Polls `condition` every millisecond until it holds or `seconds` pass.
-func eventually(within seconds: Double = 5, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(1000)
-    }
-    return condition()
-}
-
-/// A set-once flag readable from any thread.
-final class Flag: Sendable {
-    private let value = Mutex(false)
-    func set() { value.withLock { $0 = true } }
-    var isSet: Bool { value.withLock { $0 } }
-}
-
-/// Runs `body` on a new thread (not Swift concurrency's pool, which blocking tests must not starve).
-func onThread(_ body: @escaping @Sendable () -> Void) {
-    Thread.detachNewThread(body)
 }

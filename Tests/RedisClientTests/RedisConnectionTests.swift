@@ -1,242 +1,250 @@
 import Foundation
+import SheetdTesting
 import Synchronization
-import XCTest
+import Testing
 
 @testable import RedisClient
 
-final class RedisConnectionTests: RedisTestCase {
-
-    func testRoundTripsBinaryValues() throws {
-        let redis = try RedisConnection(endpoint: server.endpoint())
-        try redis.ping()
-        let cases: [(key: String, value: [UInt8])] = [
-            // The empty value is a value, not a missing key.
-            ("empty", []),
-            // A lone NUL byte.
-            ("nul", [0]),
-            // NUL bytes inside, and bytes that are not UTF-8.
-            ("binary", [0x73, 0, 0xFF, 0, 0xC3, 0x28, 0x0D, 0x0A]),
-            // Every byte value.
-            ("bytes", (0...255).map { UInt8($0) }),
-            // 1 MiB, more than one socket write and read.
-            ("large", pattern(1 << 20)),
-            // A key with spaces, a newline and non-ASCII characters.
-            ("session: 7\r\n€", Array("value".utf8)),
-        ]
-        for row in cases {
-            XCTAssertNil(try redis.get(row.key), "\(row.key) before set")
-            try redis.set(row.key, row.value, ttlSeconds: nil)
-            XCTAssertEqual(try redis.get(row.key), row.value, row.key)
-            try redis.delete(row.key)
-            XCTAssertNil(try redis.get(row.key), "\(row.key) after delete")
-        }
-        // Deleting a missing key is not an error.
-        try redis.delete("never-set")
-    }
-
-    func testSetReplacesValueAndExpiry() throws {
-        let redis = try RedisConnection(endpoint: server.endpoint())
-        let cases: [(ttlSeconds: Int?, expectedTTL: ClosedRange<Int64>)] = [
-            // A TTL is set in whole seconds.
-            (100, 99...100),
-            // A later SET without a TTL removes the expiry (-1: no expiry).
-            (nil, -1 ... -1),
-            // And a later SET with a TTL sets one again.
-            (5, 4...5),
-        ]
-        for row in cases {
-            try redis.set("k", [1], ttlSeconds: row.ttlSeconds)
-            guard case .integer(let ttl) = try redis.command(["TTL", "k"]) else { return XCTFail("TTL") }
-            XCTAssertTrue(row.expectedTTL.contains(ttl), "ttl \(String(describing: row.ttlSeconds)): TTL \(ttl)")
-        }
-    }
-
-    func testValuesExpireAfterTheirTTL() throws {
-        let redis = try RedisConnection(endpoint: server.endpoint())
-        try redis.set("short", [1], ttlSeconds: 1)
-        try redis.setMany([("a", [2]), ("b", [3])], ttlSeconds: 1)
-        try redis.set("kept", [4], ttlSeconds: nil)
-        // EX 1 expires 1000 ms after the SET, and Redis checks on every read.
-        Thread.sleep(forTimeInterval: 1.1)
-        XCTAssertNil(try redis.get("short"))
-        XCTAssertNil(try redis.get("a"))
-        XCTAssertNil(try redis.get("b"))
-        XCTAssertEqual(try redis.get("kept"), [4])
-    }
-
-    func testSetManyPipelinesEveryItem() throws {
-        let redis = try RedisConnection(endpoint: server.endpoint())
-        let items = (0..<500).map { (key: "item:\($0)", value: pattern($0)) }
-        try redis.setMany(items, ttlSeconds: 60)
-        for item in items { XCTAssertEqual(try redis.get(item.key), item.value, item.key) }
-        guard case .integer(let ttl) = try redis.command(["TTL", "item:499"]) else { return XCTFail("TTL") }
-        XCTAssertTrue((59...60).contains(ttl))
-        // Nothing to set is not an error.
-        try redis.setMany([], ttlSeconds: nil)
-    }
-
-    func testErrorRepliesAreThrownAndTheConnectionStaysUsable() throws {
-        let redis = try RedisConnection(endpoint: server.endpoint())
-        _ = try redis.command(["RPUSH", "list", "x"])
-        let cases: [(call: String, run: () throws -> Void, function: String, says: String)] = [
-            // GET of a key holding another type.
-            ("get", { _ = try redis.get("list") }, "GET", "WRONGTYPE"),
-            // A TTL Redis rejects.
-            ("set", { try redis.set("k", [1], ttlSeconds: 0) }, "SET", "invalid expire time"),
-            // In a pipeline the other items are still written, then the refusal is thrown.
-            ("setMany", { try redis.setMany([("p1", [1])], ttlSeconds: -5) }, "SET", "invalid expire time"),
-        ]
-        for row in cases {
-            XCTAssertThrowsError(try row.run(), row.call) { error in
-                let error = error as! RedisError
-                XCTAssertEqual(error.kind, .errorReply, row.call)
-                XCTAssertEqual(error.function, row.function, row.call)
-                XCTAssertTrue(error.description.contains(row.says), "\(row.call): \(error)")
-            }
+extension RedisIntegration {
+    @Suite final class RedisConnectionTests: RedisServerSuite {
+        @Test func roundTripsBinaryValues() throws {
+            let redis = try RedisConnection(endpoint: server.endpoint())
             try redis.ping()
+            let cases: [(key: String, value: [UInt8])] = [
+                // The empty value is a value, not a missing key.
+                ("empty", []),
+                // A lone NUL byte.
+                ("nul", [0]),
+                // NUL bytes inside, and bytes that are not UTF-8.
+                ("binary", [0x73, 0, 0xFF, 0, 0xC3, 0x28, 0x0D, 0x0A]),
+                // Every byte value.
+                ("bytes", (0...255).map { UInt8($0) }),
+                // 1 MiB, more than one socket write and read.
+                ("large", pattern(1 << 20)),
+                // A key with spaces, a newline and non-ASCII characters.
+                ("session: 7\r\n€", Array("value".utf8)),
+            ]
+            for row in cases {
+                #expect(try redis.get(row.key) == nil, "\(row.key) before set")
+                try redis.set(row.key, row.value, ttlSeconds: nil)
+                #expect(try redis.get(row.key) == row.value, "\(row.key)")
+                try redis.delete(row.key)
+                #expect(try redis.get(row.key) == nil, "\(row.key) after delete")
+            }
+            // Deleting a missing key is not an error.
+            try redis.delete("never-set")
         }
-    }
 
-    func testDatabaseFromTheURLIsSelected() throws {
-        let three = try RedisConnection(endpoint: server.endpoint(database: 3))
-        let zero = try RedisConnection(endpoint: server.endpoint())
-        try three.set("where", [3], ttlSeconds: nil)
-        XCTAssertEqual(try three.get("where"), [3])
-        XCTAssertNil(try zero.get("where"))
-        // A database Redis does not have fails the connect with Redis's reason.
-        XCTAssertThrowsError(try RedisConnection(endpoint: server.endpoint(database: 99))) { error in
-            XCTAssertEqual((error as! RedisError).kind, .errorReply)
-            XCTAssertTrue("\(error)".contains("DB index is out of range"), "\(error)")
+        @Test func setReplacesValueAndExpiry() throws {
+            let redis = try RedisConnection(endpoint: server.endpoint())
+            let cases: [(ttlSeconds: Int?, expectedTTL: ClosedRange<Int64>)] = [
+                // A TTL is set in whole seconds.
+                (100, 99...100),
+                // A later SET without a TTL removes the expiry (-1: no expiry).
+                (nil, -1 ... -1),
+                // And a later SET with a TTL sets one again.
+                (5, 4...5),
+            ]
+            for row in cases {
+                try redis.set("k", [1], ttlSeconds: row.ttlSeconds)
+                guard case .integer(let ttl) = try redis.command(["TTL", "k"]) else {
+                    Issue.record("TTL")
+                    return
+                }
+                #expect(row.expectedTTL.contains(ttl), "ttl \(String(describing: row.ttlSeconds)): TTL \(ttl)")
+            }
         }
-    }
 
-    func testConcurrentCallersShareOneConnection() throws {
-        let redis = try RedisConnection(endpoint: server.endpoint())
-        let threads = 8
-        let rounds = 50
-        let mismatches = Mutex(0)
-        DispatchQueue.concurrentPerform(iterations: threads) { thread in
-            for round in 0..<rounds {
-                let value = pattern(thread * 1000 + round)
-                do {
-                    try redis.set("t\(thread)", value, ttlSeconds: nil)
-                    try redis.set("shared", value, ttlSeconds: nil)
-                    if try redis.get("t\(thread)") != value { mismatches.withLock { $0 += 1 } }
-                    _ = try redis.get("shared")
-                } catch {
-                    mismatches.withLock { $0 += 1 }
+        @Test func valuesExpireAfterTheirTTL() throws {
+            let redis = try RedisConnection(endpoint: server.endpoint())
+            try redis.set("short", [1], ttlSeconds: 1)
+            try redis.setMany([("a", [2]), ("b", [3])], ttlSeconds: 1)
+            try redis.set("kept", [4], ttlSeconds: nil)
+            // EX 1 expires 1000 ms after the SET, and Redis checks on every read.
+            Thread.sleep(forTimeInterval: 1.1)
+            #expect(try redis.get("short") == nil)
+            #expect(try redis.get("a") == nil)
+            #expect(try redis.get("b") == nil)
+            #expect(try redis.get("kept") == [4])
+        }
+
+        @Test func setManyPipelinesEveryItem() throws {
+            let redis = try RedisConnection(endpoint: server.endpoint())
+            let items = (0..<500).map { (key: "item:\($0)", value: pattern($0)) }
+            try redis.setMany(items, ttlSeconds: 60)
+            for item in items { #expect(try redis.get(item.key) == item.value, "\(item.key)") }
+            guard case .integer(let ttl) = try redis.command(["TTL", "item:499"]) else {
+                Issue.record("TTL")
+                return
+            }
+            #expect((59...60).contains(ttl))
+            // Nothing to set is not an error.
+            try redis.setMany([], ttlSeconds: nil)
+        }
+
+        @Test func errorRepliesAreThrownAndTheConnectionStaysUsable() throws {
+            let redis = try RedisConnection(endpoint: server.endpoint())
+            _ = try redis.command(["RPUSH", "list", "x"])
+            let cases: [(call: String, run: () throws -> Void, function: String, says: String)] = [
+                // GET of a key holding another type.
+                ("get", { _ = try redis.get("list") }, "GET", "WRONGTYPE"),
+                // A TTL Redis rejects.
+                ("set", { try redis.set("k", [1], ttlSeconds: 0) }, "SET", "invalid expire time"),
+                // In a pipeline the other items are still written, then the refusal is thrown.
+                ("setMany", { try redis.setMany([("p1", [1])], ttlSeconds: -5) }, "SET", "invalid expire time"),
+            ]
+            for row in cases {
+                let error = #expect(throws: RedisError.self, "\(row.call)") { try row.run() }
+                #expect(error?.kind == .errorReply, "\(row.call)")
+                #expect(error?.function == row.function, "\(row.call)")
+                #expect(error?.description.contains(row.says) == true, "\(row.call): \(String(describing: error))")
+                try redis.ping()
+            }
+        }
+
+        @Test func databaseFromTheURLIsSelected() throws {
+            let three = try RedisConnection(endpoint: server.endpoint(database: 3))
+            let zero = try RedisConnection(endpoint: server.endpoint())
+            try three.set("where", [3], ttlSeconds: nil)
+            #expect(try three.get("where") == [3])
+            #expect(try zero.get("where") == nil)
+            // A database Redis does not have fails the connect with Redis's reason.
+            let error = #expect(throws: RedisError.self) {
+                try RedisConnection(endpoint: server.endpoint(database: 99))
+            }
+            #expect(error?.kind == .errorReply)
+            #expect(error?.description.contains("DB index is out of range") == true, "\(String(describing: error))")
+        }
+
+        @Test func concurrentCallersShareOneConnection() throws {
+            let redis = try RedisConnection(endpoint: server.endpoint())
+            let threads = 8
+            let rounds = 50
+            let mismatches = Mutex(0)
+            DispatchQueue.concurrentPerform(iterations: threads) { thread in
+                for round in 0..<rounds {
+                    let value = pattern(thread * 1000 + round)
+                    do {
+                        try redis.set("t\(thread)", value, ttlSeconds: nil)
+                        try redis.set("shared", value, ttlSeconds: nil)
+                        if try redis.get("t\(thread)") != value { mismatches.withLock { $0 += 1 } }
+                        _ = try redis.get("shared")
+                    } catch {
+                        mismatches.withLock { $0 += 1 }
+                    }
                 }
             }
+            #expect(mismatches.withLock { $0 } == 0)
+            for thread in 0..<threads {
+                #expect(try redis.get("t\(thread)") == pattern(thread * 1000 + rounds - 1))
+            }
         }
-        XCTAssertEqual(mismatches.withLock { $0 }, 0)
-        for thread in 0..<threads {
-            XCTAssertEqual(try redis.get("t\(thread)"), pattern(thread * 1000 + rounds - 1))
+
+        @Test func connectingToNothingFailsAtOnce() throws {
+            let port = try freeLoopbackPort()
+            let attempt = failure { _ = try RedisConnection(endpoint: RedisEndpoint(url: "redis://127.0.0.1:\(port)")) }
+            let error = try #require(attempt.error)
+            #expect(error.kind == .unreachable)
+            #expect(error.function == "redisConnectWithTimeout")
+            #expect(error.description.contains("Connection refused"), "\(error)")
+            #expect(attempt.seconds < 0.5)
+            // A timeout hiredis could not honour is refused before connecting.
+            let refused = #expect(throws: RedisError.self) {
+                try RedisConnection(endpoint: server.endpoint(), timeout: 0)
+            }
+            #expect(refused?.kind == .invalidArgument)
         }
-    }
 
-    func testConnectingToNothingFailsAtOnce() throws {
-        let port = try RedisServer.freePort()
-        let attempt = failure { _ = try RedisConnection(endpoint: RedisEndpoint(url: "redis://127.0.0.1:\(port)")) }
-        let error = try XCTUnwrap(attempt.error)
-        XCTAssertEqual(error.kind, .unreachable)
-        XCTAssertEqual(error.function, "redisConnectWithTimeout")
-        XCTAssertTrue(error.description.contains("Connection refused"), "\(error)")
-        XCTAssertLessThan(attempt.seconds, 0.5)
-        // A timeout hiredis could not honour is refused before connecting.
-        XCTAssertThrowsError(try RedisConnection(endpoint: server.endpoint(), timeout: 0)) {
-            XCTAssertEqual(($0 as! RedisError).kind, .invalidArgument)
+        @Test func restartedRedisIsReconnectedTransparently() throws {
+            let redis = try RedisConnection(endpoint: server.endpoint())
+            try redis.set("before", [1], ttlSeconds: nil)
+            server.stop()
+            try server.start()
+            // The connection Redis closed is replaced once and the call repeated.
+            try redis.set("after", [2], ttlSeconds: nil)
+            #expect(try redis.get("after") == [2])
         }
-    }
 
-    func testRestartedRedisIsReconnectedTransparently() throws {
-        let redis = try RedisConnection(endpoint: server.endpoint())
-        try redis.set("before", [1], ttlSeconds: nil)
-        server.stop()
-        try server.start()
-        // The connection Redis closed is replaced once and the call repeated.
-        try redis.set("after", [2], ttlSeconds: nil)
-        XCTAssertEqual(try redis.get("after"), [2])
-    }
-
-    func testStoppedRedisThrowsWithinTheTimeoutThenRecovers() throws {
-        let redis = try RedisConnection(endpoint: server.endpoint(), timeout: 0.3)
-        try redis.set("k", [1], ttlSeconds: nil)
-        let megabyte = pattern(1 << 20)
-        server.stop()
-        let calls: [(call: String, run: () throws -> Void, tried: Bool)] = [
-            // A read on the connection Redis closed, then a refused reconnect.
-            ("get", { _ = try redis.get("k") }, true),
-            // Within the timeout of that failure, calls fail at once without trying.
-            ("set", { try redis.set("k", [2], ttlSeconds: nil) }, false),
-            // A pipeline fails the same way.
-            ("setMany", { try redis.setMany((0..<8).map { ("big\($0)", megabyte) }, ttlSeconds: nil) }, false),
-            // PING as a health check too.
-            ("ping", { try redis.ping() }, false),
-        ]
-        for row in calls {
-            let attempt = failure(of: row.run)
-            let error = try XCTUnwrap(attempt.error, row.call)
-            XCTAssertEqual(error.kind, .unreachable, "\(row.call): \(error)")
-            XCTAssertEqual(error.function, "redisConnectWithTimeout", row.call)
-            XCTAssertTrue(error.description.contains("Connection refused"), "\(row.call): \(error)")
-            XCTAssertEqual(!error.description.contains("not tried again"), row.tried, "\(row.call): \(error)")
-            XCTAssertLessThan(attempt.seconds, 0.3, row.call)
+        @Test func stoppedRedisThrowsWithinTheTimeoutThenRecovers() throws {
+            let redis = try RedisConnection(endpoint: server.endpoint(), timeout: 0.3)
+            try redis.set("k", [1], ttlSeconds: nil)
+            let megabyte = pattern(1 << 20)
+            server.stop()
+            let calls: [(call: String, run: () throws -> Void, tried: Bool)] = [
+                // A read on the connection Redis closed, then a refused reconnect.
+                ("get", { _ = try redis.get("k") }, true),
+                // Within the timeout of that failure, calls fail at once without trying.
+                ("set", { try redis.set("k", [2], ttlSeconds: nil) }, false),
+                // A pipeline fails the same way.
+                ("setMany", { try redis.setMany((0..<8).map { ("big\($0)", megabyte) }, ttlSeconds: nil) }, false),
+                // PING as a health check too.
+                ("ping", { try redis.ping() }, false),
+            ]
+            for row in calls {
+                let attempt = failure(of: row.run)
+                let error = try #require(attempt.error, "\(row.call)")
+                #expect(error.kind == .unreachable, "\(row.call): \(error)")
+                #expect(error.function == "redisConnectWithTimeout", "\(row.call)")
+                #expect(error.description.contains("Connection refused"), "\(row.call): \(error)")
+                #expect(!error.description.contains("not tried again") == row.tried, "\(row.call): \(error)")
+                #expect(attempt.seconds < 0.3, "\(row.call)")
+            }
+            // After the timeout, a call tries again (and is refused again).
+            Thread.sleep(forTimeInterval: 0.35)
+            #expect(!(failure { try redis.ping() }.error?.description.contains("not tried again") ?? true))
+            // Redis is back: the next call after the timeout connects.
+            try server.start()
+            Thread.sleep(forTimeInterval: 0.35)
+            try redis.set("k", [3], ttlSeconds: nil)
+            #expect(try redis.get("k") == [3])
         }
-        // After the timeout, a call tries again (and is refused again).
-        Thread.sleep(forTimeInterval: 0.35)
-        XCTAssertFalse(failure { try redis.ping() }.error?.description.contains("not tried again") ?? true)
-        // Redis is back: the next call after the timeout connects.
-        try server.start()
-        Thread.sleep(forTimeInterval: 0.35)
-        try redis.set("k", [3], ttlSeconds: nil)
-        XCTAssertEqual(try redis.get("k"), [3])
-    }
 
-    func testBrokenPipelineIsNotAProcessSignal() throws {
-        // A large pipeline on a connection whose server is gone: the write fails with EPIPE, which
-        // would raise SIGPIPE (default action: end the process) without the shim's guard.
-        let redis = try RedisConnection(endpoint: server.endpoint(), timeout: 0.5)
-        try redis.ping()
-        let items = (0..<16).map { (key: "big\($0)", value: pattern(1 << 20)) }
-        server.stop()
-        for _ in 0..<3 {
-            let attempt = failure { try redis.setMany(items, ttlSeconds: nil) }
-            XCTAssertNotNil(attempt.error)
-            XCTAssertLessThan(attempt.seconds, 0.5)
+        @Test func brokenPipelineIsNotAProcessSignal() throws {
+            // A large pipeline on a connection whose server is gone: the write fails with EPIPE, which
+            // would raise SIGPIPE (default action: end the process) without the shim's guard.
+            let redis = try RedisConnection(endpoint: server.endpoint(), timeout: 0.5)
+            try redis.ping()
+            let items = (0..<16).map { (key: "big\($0)", value: pattern(1 << 20)) }
+            server.stop()
+            for _ in 0..<3 {
+                let attempt = failure { try redis.setMany(items, ttlSeconds: nil) }
+                #expect(attempt.error != nil)
+                #expect(attempt.seconds < 0.5)
+            }
         }
-    }
 
-    func testUnresponsiveRedisTimesOut() throws {
-        let redis = try RedisConnection(endpoint: server.endpoint(), timeout: 0.3)
-        try redis.ping()
-        server.pause()
-        let attempt = failure { _ = try redis.get("k") }
-        let error = try XCTUnwrap(attempt.error)
-        XCTAssertEqual(error.kind, .timedOut, "\(error)")
-        XCTAssertEqual(error.function, "redisGetReply")
-        // One timeout: a timed-out call is not repeated on a new connection.
-        XCTAssertGreaterThan(attempt.seconds, 0.25)
-        XCTAssertLessThan(attempt.seconds, 0.6)
-        Thread.sleep(forTimeInterval: 0.35)
-        server.resume()
-        try redis.ping()
-    }
-
-    func testCallersQueuedBehindAStalledRedisDoNotWaitInTurn() throws {
-        let redis = try RedisConnection(endpoint: server.endpoint(), timeout: 0.3)
-        try redis.ping()
-        server.pause()
-        // Eight callers at once: one waits for the timeout, the others, queued on the mutex behind
-        // it, fail at once after it rather than each waiting another timeout.
-        let slowest = Mutex(0.0)
-        let kinds = Mutex<[RedisError.Kind?]>([])
-        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+        @Test func unresponsiveRedisTimesOut() throws {
+            let redis = try RedisConnection(endpoint: server.endpoint(), timeout: 0.3)
+            try redis.ping()
+            server.pause()
             let attempt = failure { _ = try redis.get("k") }
-            slowest.withLock { $0 = max($0, attempt.seconds) }
-            kinds.withLock { $0.append(attempt.error?.kind) }
+            let error = try #require(attempt.error)
+            #expect(error.kind == .timedOut, "\(error)")
+            #expect(error.function == "redisGetReply")
+            // One timeout: a timed-out call is not repeated on a new connection.
+            #expect(attempt.seconds > 0.25)
+            #expect(attempt.seconds < 0.6)
+            Thread.sleep(forTimeInterval: 0.35)
+            server.resume()
+            try redis.ping()
         }
-        XCTAssertEqual(kinds.withLock { $0 }, Array(repeating: .timedOut, count: 8))
-        XCTAssertLessThan(slowest.withLock { $0 }, 0.6)
-        server.resume()
+
+        @Test func callersQueuedBehindAStalledRedisDoNotWaitInTurn() throws {
+            let redis = try RedisConnection(endpoint: server.endpoint(), timeout: 0.3)
+            try redis.ping()
+            server.pause()
+            // Eight callers at once: one waits for the timeout, the others, queued on the mutex behind
+            // it, fail at once after it rather than each waiting another timeout.
+            let slowest = Mutex(0.0)
+            let kinds = Mutex<[RedisError.Kind?]>([])
+            DispatchQueue.concurrentPerform(iterations: 8) { _ in
+                let attempt = failure { _ = try redis.get("k") }
+                slowest.withLock { $0 = max($0, attempt.seconds) }
+                kinds.withLock { $0.append(attempt.error?.kind) }
+            }
+            #expect(kinds.withLock { $0 } == Array(repeating: .timedOut, count: 8))
+            #expect(slowest.withLock { $0 } < 0.6)
+            server.resume()
+        }
     }
 }

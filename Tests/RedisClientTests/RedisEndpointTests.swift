@@ -1,88 +1,89 @@
-import XCTest
+import SheetdTesting
+import Testing
 
 @testable import RedisClient
 
-final class RedisEndpointTests: XCTestCase {
-    func testParsesRedisURLs() throws {
-        let cases: [(url: String, host: String, port: Int, database: Int)] = [
-            // Host and port, the database defaults to 0.
-            ("redis://127.0.0.1:6379", "127.0.0.1", 6379, 0),
-            // The port defaults to 6379.
-            ("redis://localhost", "localhost", 6379, 0),
-            // A path selects the database.
-            ("redis://cache.internal:7000/2", "cache.internal", 7000, 2),
-            // A bare trailing slash is database 0.
-            ("redis://cache-1:6380/", "cache-1", 6380, 0),
-            // The scheme is case-insensitive; the host keeps its case.
-            ("REDIS://Cache:1", "Cache", 1, 0),
-            // The highest port.
-            ("redis://h:65535/15", "h", 65_535, 15),
-            // An IPv6 address in brackets, which the host drops.
-            ("redis://[::1]:6380", "::1", 6380, 0),
-            // An IPv6 address with the default port and a database.
-            ("redis://[fe80::1]/3", "fe80::1", 6379, 3),
-        ]
-        for row in cases {
-            let endpoint = try RedisEndpoint(url: row.url)
-            XCTAssertEqual(endpoint.host, row.host, row.url)
-            XCTAssertEqual(endpoint.port, row.port, row.url)
-            XCTAssertEqual(endpoint.database, row.database, row.url)
-            // The description is a URL that parses back to the same endpoint.
-            XCTAssertEqual(try RedisEndpoint(url: endpoint.description), endpoint, row.url)
+extension RedisIntegration {
+    @Suite struct RedisEndpointTests {
+        @Test func parsesRedisURLs() throws {
+            let cases: [(url: String, host: String, port: Int, database: Int)] = [
+                // Host and port, the database defaults to 0.
+                ("redis://127.0.0.1:6379", "127.0.0.1", 6379, 0),
+                // The port defaults to 6379.
+                ("redis://localhost", "localhost", 6379, 0),
+                // A path selects the database.
+                ("redis://cache.internal:7000/2", "cache.internal", 7000, 2),
+                // A bare trailing slash is database 0.
+                ("redis://cache-1:6380/", "cache-1", 6380, 0),
+                // The scheme is case-insensitive; the host keeps its case.
+                ("REDIS://Cache:1", "Cache", 1, 0),
+                // The highest port.
+                ("redis://h:65535/15", "h", 65_535, 15),
+                // An IPv6 address in brackets, which the host drops.
+                ("redis://[::1]:6380", "::1", 6380, 0),
+                // An IPv6 address with the default port and a database.
+                ("redis://[fe80::1]/3", "fe80::1", 6379, 3),
+            ]
+            for row in cases {
+                let endpoint = try RedisEndpoint(url: row.url)
+                #expect(endpoint.host == row.host, "\(row.url)")
+                #expect(endpoint.port == row.port, "\(row.url)")
+                #expect(endpoint.database == row.database, "\(row.url)")
+                // The description is a URL that parses back to the same endpoint.
+                #expect(try RedisEndpoint(url: endpoint.description) == endpoint, "\(row.url)")
+            }
         }
-    }
 
-    func testRejectsBadURLsSayingWhy() {
-        let cases: [(url: String, because: String)] = [
-            // Nothing at all.
-            ("", "empty"),
-            // host:port without a scheme.
-            ("localhost:6379", "scheme is missing"),
-            // Another scheme.
-            ("http://localhost", "scheme \"http\" is not supported"),
-            // TLS is not supported by this client.
-            ("rediss://localhost", "scheme \"rediss\" is not supported"),
-            // No host.
-            ("redis://", "host is missing"),
-            // A port but no host.
-            ("redis://:6379", "host is missing"),
-            // A colon with no port.
-            ("redis://localhost:", "port \"\" is not a number"),
-            // Port 0 cannot be connected to.
-            ("redis://localhost:0", "port \"0\""),
-            // Above the TCP range.
-            ("redis://localhost:65536", "port \"65536\""),
-            // A signed port.
-            ("redis://localhost:+80", "port \"+80\""),
-            // A port that is a name.
-            ("redis://localhost:redis", "port \"redis\""),
-            // A database that is not a number.
-            ("redis://localhost/sessions", "database \"sessions\""),
-            // A negative database.
-            ("redis://localhost/-1", "database \"-1\""),
-            // More path after the database.
-            ("redis://localhost/1/2", "database \"1/2\""),
-            // A password in the URL (AUTH is not supported).
-            ("redis://:secret@localhost", "password is not supported"),
-            // A query string.
-            ("redis://localhost?db=1", "query"),
-            // An IPv6 address must be bracketed.
-            ("redis://::1:6379", "must be in brackets"),
-            // An unclosed bracket.
-            ("redis://[::1:6379", "not closed"),
-            // Brackets around something else.
-            ("redis://[localhost]", "not an IPv6 address"),
-            // White space inside.
-            ("redis://local host", "white space"),
-            // A host with characters no host name has.
-            ("redis://local_h*st", "not a host name"),
-        ]
-        for row in cases {
-            XCTAssertThrowsError(try RedisEndpoint(url: row.url), row.url) { error in
-                guard let error = error as? RedisError else { return XCTFail("\(error)") }
-                XCTAssertEqual(error.kind, .invalidArgument, row.url)
-                XCTAssertEqual(error.function, "RedisEndpoint(url:)", row.url)
-                XCTAssertTrue(error.description.contains(row.because), "\(row.url): \(error)")
+        @Test func rejectsBadURLsSayingWhy() {
+            let cases: [(url: String, because: String)] = [
+                // Nothing at all.
+                ("", "empty"),
+                // host:port without a scheme.
+                ("localhost:6379", "scheme is missing"),
+                // Another scheme.
+                ("http://localhost", "scheme \"http\" is not supported"),
+                // TLS is not supported by this client.
+                ("rediss://localhost", "scheme \"rediss\" is not supported"),
+                // No host.
+                ("redis://", "host is missing"),
+                // A port but no host.
+                ("redis://:6379", "host is missing"),
+                // A colon with no port.
+                ("redis://localhost:", "port \"\" is not a number"),
+                // Port 0 cannot be connected to.
+                ("redis://localhost:0", "port \"0\""),
+                // Above the TCP range.
+                ("redis://localhost:65536", "port \"65536\""),
+                // A signed port.
+                ("redis://localhost:+80", "port \"+80\""),
+                // A port that is a name.
+                ("redis://localhost:redis", "port \"redis\""),
+                // A database that is not a number.
+                ("redis://localhost/sessions", "database \"sessions\""),
+                // A negative database.
+                ("redis://localhost/-1", "database \"-1\""),
+                // More path after the database.
+                ("redis://localhost/1/2", "database \"1/2\""),
+                // A password in the URL (AUTH is not supported).
+                ("redis://:secret@localhost", "password is not supported"),
+                // A query string.
+                ("redis://localhost?db=1", "query"),
+                // An IPv6 address must be bracketed.
+                ("redis://::1:6379", "must be in brackets"),
+                // An unclosed bracket.
+                ("redis://[::1:6379", "not closed"),
+                // Brackets around something else.
+                ("redis://[localhost]", "not an IPv6 address"),
+                // White space inside.
+                ("redis://local host", "white space"),
+                // A host with characters no host name has.
+                ("redis://local_h*st", "not a host name"),
+            ]
+            for row in cases {
+                let error = #expect(throws: RedisError.self, "\(row.url)") { try RedisEndpoint(url: row.url) }
+                #expect(error?.kind == .invalidArgument, "\(row.url)")
+                #expect(error?.function == "RedisEndpoint(url:)", "\(row.url)")
+                #expect(error?.description.contains(row.because) == true, "\(row.url): \(String(describing: error))")
             }
         }
     }

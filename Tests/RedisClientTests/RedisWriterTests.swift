@@ -1,189 +1,194 @@
 import Foundation
-import XCTest
+import SheetdTesting
+import Testing
 
 @testable import RedisClient
 
-final class RedisWriterTests: RedisTestCase {
-
-    func testOnlyTheLatestValueOfAKeyIsWritten() throws {
-        let reader = try RedisConnection(endpoint: server.endpoint())
-        let writer = RedisWriter(connection: try RedisConnection(endpoint: server.endpoint()))
-        defer { writer.close() }
-        for value in 0..<20_000 {
-            writer.set("hot", Array(String(value).utf8), ttlSeconds: nil)
+extension RedisIntegration {
+    @Suite final class RedisWriterTests: RedisServerSuite {
+        @Test func onlyTheLatestValueOfAKeyIsWritten() throws {
+            let reader = try RedisConnection(endpoint: server.endpoint())
+            let writer = RedisWriter(connection: try RedisConnection(endpoint: server.endpoint()))
+            defer { writer.close() }
+            for value in 0..<20_000 {
+                writer.set("hot", Array(String(value).utf8), ttlSeconds: nil)
+            }
+            #expect(writer.flush(timeout: 5))
+            #expect(try reader.get("hot") == Array("19999".utf8))
+            let statistics = writer.statistics
+            // Every set was either written or replaced by a later one; none failed.
+            #expect(statistics.written + statistics.coalesced == 20_000)
+            #expect(statistics.failed == 0)
+            #expect(statistics.pending == 0)
+            // The thread cannot keep up with a tight loop, so most sets were coalesced.
+            #expect(statistics.coalesced > 10_000)
         }
-        XCTAssertTrue(writer.flush(timeout: 5))
-        XCTAssertEqual(try reader.get("hot"), Array("19999".utf8))
-        let statistics = writer.statistics
-        // Every set was either written or replaced by a later one; none failed.
-        XCTAssertEqual(statistics.written + statistics.coalesced, 20_000)
-        XCTAssertEqual(statistics.failed, 0)
-        XCTAssertEqual(statistics.pending, 0)
-        // The thread cannot keep up with a tight loop, so most sets were coalesced.
-        XCTAssertGreaterThan(statistics.coalesced, 10_000)
-    }
 
-    func testTheLastOperationOnEachKeyWins() throws {
-        let reader = try RedisConnection(endpoint: server.endpoint())
-        try reader.set("existing", [9], ttlSeconds: nil)
-        let writer = RedisWriter(connection: try RedisConnection(endpoint: server.endpoint()))
-        defer { writer.close() }
-        let cases: [(key: String, operations: [[UInt8]?], expected: [UInt8]?)] = [
-            // A set then a delete: the key is gone.
-            ("set-delete", [[1], nil], nil),
-            // A delete then a set: the value is there.
-            ("delete-set", [nil, [2]], [2]),
-            // Two sets: the second.
-            ("set-set", [[1], [3]], [3]),
-            // Binary values pass through the queue untouched.
-            ("binary", [[0, 0xFF, 0]], [0, 0xFF, 0]),
-            // The empty value is written, not dropped.
-            ("empty", [[]], []),
-            // A delete of a key Redis has.
-            ("existing", [nil], nil),
-        ]
-        for row in cases {
-            for operation in row.operations {
-                if let value = operation {
-                    writer.set(row.key, value, ttlSeconds: nil)
-                } else {
-                    writer.delete(row.key)
+        @Test func theLastOperationOnEachKeyWins() throws {
+            let reader = try RedisConnection(endpoint: server.endpoint())
+            try reader.set("existing", [9], ttlSeconds: nil)
+            let writer = RedisWriter(connection: try RedisConnection(endpoint: server.endpoint()))
+            defer { writer.close() }
+            let cases: [(key: String, operations: [[UInt8]?], expected: [UInt8]?)] = [
+                // A set then a delete: the key is gone.
+                ("set-delete", [[1], nil], nil),
+                // A delete then a set: the value is there.
+                ("delete-set", [nil, [2]], [2]),
+                // Two sets: the second.
+                ("set-set", [[1], [3]], [3]),
+                // Binary values pass through the queue untouched.
+                ("binary", [[0, 0xFF, 0]], [0, 0xFF, 0]),
+                // The empty value is written, not dropped.
+                ("empty", [[]], []),
+                // A delete of a key Redis has.
+                ("existing", [nil], nil),
+            ]
+            for row in cases {
+                for operation in row.operations {
+                    if let value = operation {
+                        writer.set(row.key, value, ttlSeconds: nil)
+                    } else {
+                        writer.delete(row.key)
+                    }
                 }
             }
+            #expect(writer.flush(timeout: 5))
+            for row in cases { #expect(try reader.get(row.key) == row.expected, "\(row.key)") }
         }
-        XCTAssertTrue(writer.flush(timeout: 5))
-        for row in cases { XCTAssertEqual(try reader.get(row.key), row.expected, row.key) }
-    }
 
-    func testFlushWaitsForEverythingEnqueuedBefore() throws {
-        let reader = try RedisConnection(endpoint: server.endpoint())
-        let writer = RedisWriter(connection: try RedisConnection(endpoint: server.endpoint()))
-        defer { writer.close() }
-        // More keys and bytes than one pipeline takes, with a TTL.
-        let value = pattern(3000)
-        for index in 0..<3000 { writer.set("key:\(index)", value, ttlSeconds: 60) }
-        XCTAssertTrue(writer.flush(timeout: 5))
-        XCTAssertEqual(writer.statistics, .init(written: 3000, failed: 0, pending: 0, coalesced: 0))
-        for index in stride(from: 0, to: 3000, by: 97) {
-            XCTAssertEqual(try reader.get("key:\(index)"), value)
-        }
-        guard case .integer(let ttl) = try reader.command(["TTL", "key:2999"]) else { return XCTFail("TTL") }
-        XCTAssertTrue((59...60).contains(ttl))
-        // With nothing enqueued, flush returns at once.
-        XCTAssertTrue(writer.flush(timeout: 0))
-    }
-
-    func testRefusedOperationsAreCountedAndNotRetried() throws {
-        let reader = try RedisConnection(endpoint: server.endpoint())
-        // A linger puts both writes in one batch: `lastError` is about the last batch, and without
-        // it the thread may take "bad" alone, then "good" alone, whose success clears the error
-        // (seen once under ThreadSanitizer, which slows the enqueueing thread).
-        let writer = RedisWriter(connection: try RedisConnection(endpoint: server.endpoint()), linger: 0.5)
-        defer { writer.close() }
-        // Redis refuses a TTL of 0; the other write in the batch goes through.
-        writer.set("bad", [1], ttlSeconds: 0)
-        writer.set("good", [2], ttlSeconds: nil)
-        XCTAssertTrue(writer.flush(timeout: 5))
-        XCTAssertEqual(writer.statistics.failed, 1)
-        XCTAssertEqual(writer.statistics.written, 1)
-        XCTAssertEqual(writer.lastError?.kind, .errorReply)
-        XCTAssertEqual(try reader.get("good"), [2])
-        XCTAssertNil(try reader.get("bad"))
-    }
-
-    func testPendingWritesSurviveAnOutage() throws {
-        let writer = RedisWriter(connection: try RedisConnection(endpoint: server.endpoint(), timeout: 0.2))
-        defer { writer.close() }
-        writer.set("before", [1], ttlSeconds: nil)
-        XCTAssertTrue(writer.flush(timeout: 5))
-        server.stop()
-
-        // While Redis is down, sets wait (coalesced by key) and flush gives up at its timeout.
-        for round in 0..<50 {
-            for key in 0..<10 { writer.set("k\(key)", [UInt8(round)], ttlSeconds: nil) }
-            writer.delete("gone")
-        }
-        let waited = Date()
-        XCTAssertFalse(writer.flush(timeout: 0.2))
-        XCTAssertLessThan(Date().timeIntervalSince(waited), 1)
-        XCTAssertEqual(writer.statistics.pending, 11)
-        XCTAssertEqual(writer.statistics.failed, 0)
-        XCTAssertEqual(writer.lastError?.kind, .unreachable)
-
-        // Redis comes back: flush retries (once the connection tries again) and everything pending
-        // is written.
-        try server.start()
-        XCTAssertTrue(writer.flush(timeout: 5))
-        XCTAssertNil(writer.lastError)
-        XCTAssertEqual(writer.statistics.pending, 0)
-        let reader = try RedisConnection(endpoint: server.endpoint())
-        for key in 0..<10 { XCTAssertEqual(try reader.get("k\(key)"), [49], "k\(key)") }
-    }
-
-    func testOnlyMaxPendingKeysWaitWhileRedisIsDown() throws {
-        let writer = RedisWriter(connection: try RedisConnection(endpoint: server.endpoint()), maxPending: 5)
-        server.stop()
-        // "a" goes out in a batch that fails and waits to be retried.
-        writer.set("a", [1], ttlSeconds: nil)
-        let deadline = Date(timeIntervalSinceNow: 5)
-        while writer.lastError == nil && Date() < deadline { usleep(1000) }
-        XCTAssertEqual(writer.lastError?.kind, .unreachable)
-        let cases: [(key: String, failedAfter: Int, pendingAfter: Int)] = [
-            // The next keys wait, up to 5 with "a".
-            ("b", 0, 2),
-            ("c", 0, 3),
-            ("d", 0, 4),
-            ("e", 0, 5),
-            // A sixth key is dropped and counted.
-            ("f", 1, 5),
-            // A newer value of a key in the batch being retried is kept: it is not a new key.
-            ("a", 1, 5),
-            // So is a newer value of a waiting key.
-            ("b", 1, 5),
-            // Another new key is dropped too.
-            ("g", 2, 5),
-        ]
-        for row in cases {
-            writer.set(row.key, [2], ttlSeconds: nil)
-            XCTAssertEqual(writer.statistics.failed, row.failedAfter, row.key)
-            XCTAssertEqual(writer.statistics.pending, row.pendingAfter, row.key)
-        }
-        // Closing while Redis is down makes one attempt, then drops the 5 keys left.
-        let closing = Date()
-        writer.close()
-        XCTAssertLessThan(Date().timeIntervalSince(closing), 1.5)
-        XCTAssertEqual(writer.statistics.failed, 7)
-        XCTAssertEqual(writer.statistics.pending, 0)
-    }
-
-    func testCloseWritesWhatIsPendingThenRefusesMore() throws {
-        let reader = try RedisConnection(endpoint: server.endpoint())
-        let writer = RedisWriter(connection: try RedisConnection(endpoint: server.endpoint()))
-        for index in 0..<100 { writer.set("c\(index)", [UInt8(index)], ttlSeconds: nil) }
-        writer.close()
-        XCTAssertEqual(try reader.get("c99"), [99])
-        XCTAssertEqual(writer.statistics.written, 100)
-        // After close, operations are dropped and counted; close again does nothing.
-        writer.set("late", [1], ttlSeconds: nil)
-        writer.close()
-        XCTAssertEqual(writer.statistics.failed, 1)
-        XCTAssertNil(try reader.get("late"))
-    }
-
-    func testManyThreadsEnqueueAtOnce() throws {
-        let reader = try RedisConnection(endpoint: server.endpoint())
-        let writer = RedisWriter(connection: try RedisConnection(endpoint: server.endpoint()))
-        defer { writer.close() }
-        DispatchQueue.concurrentPerform(iterations: 8) { thread in
-            for round in 0..<500 {
-                writer.set("own\(thread)", Array(String(round).utf8), ttlSeconds: nil)
-                writer.set("shared\(round % 10)", [UInt8(thread)], ttlSeconds: nil)
+        @Test func flushWaitsForEverythingEnqueuedBefore() throws {
+            let reader = try RedisConnection(endpoint: server.endpoint())
+            let writer = RedisWriter(connection: try RedisConnection(endpoint: server.endpoint()))
+            defer { writer.close() }
+            // More keys and bytes than one pipeline takes, with a TTL.
+            let value = pattern(3000)
+            for index in 0..<3000 { writer.set("key:\(index)", value, ttlSeconds: 60) }
+            #expect(writer.flush(timeout: 5))
+            #expect(writer.statistics == .init(written: 3000, failed: 0, pending: 0, coalesced: 0))
+            for index in stride(from: 0, to: 3000, by: 97) {
+                #expect(try reader.get("key:\(index)") == value)
             }
+            guard case .integer(let ttl) = try reader.command(["TTL", "key:2999"]) else {
+                Issue.record("TTL")
+                return
+            }
+            #expect((59...60).contains(ttl))
+            // With nothing enqueued, flush returns at once.
+            #expect(writer.flush(timeout: 0))
         }
-        XCTAssertTrue(writer.flush(timeout: 5))
-        for thread in 0..<8 { XCTAssertEqual(try reader.get("own\(thread)"), Array("499".utf8)) }
-        let statistics = writer.statistics
-        XCTAssertEqual(statistics.written + statistics.coalesced, 8000)
-        XCTAssertEqual(statistics.failed, 0)
+
+        @Test func refusedOperationsAreCountedAndNotRetried() throws {
+            let reader = try RedisConnection(endpoint: server.endpoint())
+            // A linger puts both writes in one batch: `lastError` is about the last batch, and without
+            // it the thread may take "bad" alone, then "good" alone, whose success clears the error
+            // (seen once under ThreadSanitizer, which slows the enqueueing thread).
+            let writer = RedisWriter(connection: try RedisConnection(endpoint: server.endpoint()), linger: 0.5)
+            defer { writer.close() }
+            // Redis refuses a TTL of 0; the other write in the batch goes through.
+            writer.set("bad", [1], ttlSeconds: 0)
+            writer.set("good", [2], ttlSeconds: nil)
+            #expect(writer.flush(timeout: 5))
+            #expect(writer.statistics.failed == 1)
+            #expect(writer.statistics.written == 1)
+            #expect(writer.lastError?.kind == .errorReply)
+            #expect(try reader.get("good") == [2])
+            #expect(try reader.get("bad") == nil)
+        }
+
+        @Test func pendingWritesSurviveAnOutage() throws {
+            let writer = RedisWriter(connection: try RedisConnection(endpoint: server.endpoint(), timeout: 0.2))
+            defer { writer.close() }
+            writer.set("before", [1], ttlSeconds: nil)
+            #expect(writer.flush(timeout: 5))
+            server.stop()
+
+            // While Redis is down, sets wait (coalesced by key) and flush gives up at its timeout.
+            for round in 0..<50 {
+                for key in 0..<10 { writer.set("k\(key)", [UInt8(round)], ttlSeconds: nil) }
+                writer.delete("gone")
+            }
+            let waited = Date()
+            #expect(!(writer.flush(timeout: 0.2)))
+            #expect(Date().timeIntervalSince(waited) < 1)
+            #expect(writer.statistics.pending == 11)
+            #expect(writer.statistics.failed == 0)
+            #expect(writer.lastError?.kind == .unreachable)
+
+            // Redis comes back: flush retries (once the connection tries again) and everything pending
+            // is written.
+            try server.start()
+            #expect(writer.flush(timeout: 5))
+            #expect(writer.lastError == nil)
+            #expect(writer.statistics.pending == 0)
+            let reader = try RedisConnection(endpoint: server.endpoint())
+            for key in 0..<10 { #expect(try reader.get("k\(key)") == [49], "k\(key)") }
+        }
+
+        @Test func onlyMaxPendingKeysWaitWhileRedisIsDown() throws {
+            let writer = RedisWriter(connection: try RedisConnection(endpoint: server.endpoint()), maxPending: 5)
+            server.stop()
+            // "a" goes out in a batch that fails and waits to be retried.
+            writer.set("a", [1], ttlSeconds: nil)
+            let deadline = Date(timeIntervalSinceNow: 5)
+            while writer.lastError == nil && Date() < deadline { usleep(1000) }
+            #expect(writer.lastError?.kind == .unreachable)
+            let cases: [(key: String, failedAfter: Int, pendingAfter: Int)] = [
+                // The next keys wait, up to 5 with "a".
+                ("b", 0, 2),
+                ("c", 0, 3),
+                ("d", 0, 4),
+                ("e", 0, 5),
+                // A sixth key is dropped and counted.
+                ("f", 1, 5),
+                // A newer value of a key in the batch being retried is kept: it is not a new key.
+                ("a", 1, 5),
+                // So is a newer value of a waiting key.
+                ("b", 1, 5),
+                // Another new key is dropped too.
+                ("g", 2, 5),
+            ]
+            for row in cases {
+                writer.set(row.key, [2], ttlSeconds: nil)
+                #expect(writer.statistics.failed == row.failedAfter, "\(row.key)")
+                #expect(writer.statistics.pending == row.pendingAfter, "\(row.key)")
+            }
+            // Closing while Redis is down makes one attempt, then drops the 5 keys left.
+            let closing = Date()
+            writer.close()
+            #expect(Date().timeIntervalSince(closing) < 1.5)
+            #expect(writer.statistics.failed == 7)
+            #expect(writer.statistics.pending == 0)
+        }
+
+        @Test func closeWritesWhatIsPendingThenRefusesMore() throws {
+            let reader = try RedisConnection(endpoint: server.endpoint())
+            let writer = RedisWriter(connection: try RedisConnection(endpoint: server.endpoint()))
+            for index in 0..<100 { writer.set("c\(index)", [UInt8(index)], ttlSeconds: nil) }
+            writer.close()
+            #expect(try reader.get("c99") == [99])
+            #expect(writer.statistics.written == 100)
+            // After close, operations are dropped and counted; close again does nothing.
+            writer.set("late", [1], ttlSeconds: nil)
+            writer.close()
+            #expect(writer.statistics.failed == 1)
+            #expect(try reader.get("late") == nil)
+        }
+
+        @Test func manyThreadsEnqueueAtOnce() throws {
+            let reader = try RedisConnection(endpoint: server.endpoint())
+            let writer = RedisWriter(connection: try RedisConnection(endpoint: server.endpoint()))
+            defer { writer.close() }
+            DispatchQueue.concurrentPerform(iterations: 8) { thread in
+                for round in 0..<500 {
+                    writer.set("own\(thread)", Array(String(round).utf8), ttlSeconds: nil)
+                    writer.set("shared\(round % 10)", [UInt8(thread)], ttlSeconds: nil)
+                }
+            }
+            #expect(writer.flush(timeout: 5))
+            for thread in 0..<8 { #expect(try reader.get("own\(thread)") == Array("499".utf8)) }
+            let statistics = writer.statistics
+            #expect(statistics.written + statistics.coalesced == 8000)
+            #expect(statistics.failed == 0)
+        }
     }
 }

@@ -1,11 +1,12 @@
 import SheetPhysics
+import SheetdTesting
 import Testing
 
 // A session archived at any point and restored carries on exactly as the original: the rule a
 // session store relies on when another process takes a session over.
 
 /// A random event for a session of `model` at `time`.
-private func randomEvent(_ model: SheetModel, using rng: inout SplitMix) -> SheetEvent {
+private func randomEvent(_ model: SheetModel, using rng: inout SplitMix64) -> SheetEvent {
     switch Int.random(in: 0..<10, using: &rng) {
     case 0: return .pan(PanEvent(phase: .began, scrollOffset: Bool.random(using: &rng) ? 0 : 12))
     case 1...5:
@@ -28,7 +29,7 @@ struct ArchiveTests {
     /// snapshots, animations and their samples), bit for bit.
     @Test(arguments: PresetName.allCases)
     func restoredSessionContinuesIdentically(preset: PresetName) throws {
-        var rng = SplitMix(state: 0xA5C1_0000 &+ UInt64(PresetName.allCases.firstIndex(of: preset)!))
+        var rng = SplitMix64(seed: 0xA5C1_0000 &+ UInt64(PresetName.allCases.firstIndex(of: preset)!))
         let model = try SheetModel(preset: preset)
         for _ in 0..<200 {
             var original = try SheetSession(model: model)

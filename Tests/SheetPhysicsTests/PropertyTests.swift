@@ -1,24 +1,13 @@
 import SheetPhysics
+import SheetdTesting
 import Testing
 
 // Properties over many generated cases: frame rates agree, last frames are exact, alpha stays in
 // [0, 1], timed curves are monotone, springs settle within T.
 
-/// SplitMix64: a small deterministic generator, so a failure reproduces.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Random releases of every preset: an animation per case.
 func generatedAnimations(count: Int, seed: UInt64) throws -> [Animation] {
-    var rng = SplitMix(state: seed)
+    var rng = SplitMix64(seed: seed)
     var result: [Animation] = []
     for k in 0..<count {
         let preset = PresetName.allCases[k % PresetName.allCases.count]

@@ -1,8 +1,8 @@
 import SheetPhysics
 import Testing
 
-// The rules of PHYSICS.md beyond the public check values: every release threshold on both sides,
-// every drag limit and dimmer rule, and the state machine's edges.
+// The rules of docs/PHYSICS.md beyond the public check values: every release threshold on both
+// sides, every drag limit and dimmer rule, and the state machine's edges.
 
 struct BoundaryRow: Sendable, CustomTestStringConvertible {
     let preset: PresetName

@@ -1,4 +1,5 @@
 import Foundation
+import SheetdTesting
 import Testing
 
 @testable import SheetService
@@ -13,9 +14,8 @@ extension ServiceIntegration.AccessTests {
     /// With --api-key, every route but the probes, the page's files and the contract needs the
     /// key; a wrong one is 401 with error="invalid_token", and nothing changes.
     @Test func apiKeyGuardsEveryRouteButProbesAndPage() throws {
-        let server = try startServer { $0.apiKey = "k3y" }
+        let (server, c) = try connectedServer { $0.apiKey = "k3y" }
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         let key = [("Authorization", "Bearer k3y")]
         let rows: [(method: String, path: String, open: Bool)] = [
             ("GET", "/healthz", true),  // probes stay open for load balancers
@@ -51,9 +51,8 @@ extension ServiceIntegration.AccessTests {
     /// With --session-tokens, a session's routes need its own token (or the key): another
     /// client that learns the id cannot drive it; EventSource sends it as access_token.
     @Test func sessionTokenOpensOnlyItsSession() throws {
-        let server = try startServer { $0.sessionTokens = true }
+        let (server, c) = try connectedServer { $0.sessionTokens = true }
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         let mine = try c.request("POST", "/sessions", json: #"{"initialDetent": "normal"}"#)
         let other = try c.request("POST", "/sessions", json: "{}")
         let id = try #require(mine.json?["id"] as? String)

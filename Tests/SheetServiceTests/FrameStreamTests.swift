@@ -2,6 +2,7 @@
 // interruption, several streams, Last-Event-ID, keep-alives, slow readers and bad queries.
 
 import Foundation
+import SheetdTesting
 import Synchronization
 import Testing
 
@@ -40,9 +41,8 @@ private func openStream(_ port: UInt16, _ path: String, headers: [(String, Strin
 
 extension ServiceIntegration.FrameStreamTests {
     @Test func framingAndInstantOnce() throws {
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         #expect(try c.put("s").status == 201)
         let stream = try openStream(server.port, "/sessions/s/frames?fps=30&pace=instant&once=true")
         #expect(stream.headers["Content-Type"]?.hasPrefix("text/event-stream") == true, "\(stream.headers)")
@@ -89,9 +89,8 @@ extension ServiceIntegration.FrameStreamTests {
     }
 
     @Test func ratesAgreeAtSharedInstants() throws {
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         #expect(try c.put("s", #"{"preset": "twitter"}"#).status == 201)
         let at120 = try openStream(server.port, "/sessions/s/frames?fps=120&pace=instant&once=true")
         let at30 = try openStream(server.port, "/sessions/s/frames?fps=30&pace=instant&once")
@@ -109,9 +108,8 @@ extension ServiceIntegration.FrameStreamTests {
     }
 
     @Test func realtimePacing() throws {
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         #expect(try c.put("s").status == 201)
         let stream = try openStream(server.port, "/sessions/s/frames?fps=60")
         let sent = Monotonic.now()
@@ -136,9 +134,8 @@ extension ServiceIntegration.FrameStreamTests {
     }
 
     @Test func lateSubscriberStartsAtTheCurrentFrame() throws {
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         #expect(try c.put("s").status == 201)
         let sent = Monotonic.now()
         #expect(try c.show("s").status == 200)
@@ -156,9 +153,8 @@ extension ServiceIntegration.FrameStreamTests {
     }
 
     @Test func beganInterruptsTheStreamedAnimation() throws {
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         // glide's show lasts 0.4 s: time to grab it mid-flight even on a loaded machine.
         #expect(try c.put("s", #"{"preset": "glide"}"#).status == 201)
         let stream = try openStream(server.port, "/sessions/s/frames?fps=60")
@@ -194,9 +190,8 @@ extension ServiceIntegration.FrameStreamTests {
         // A client-clock session ahead of the server: the second gesture begins (client time 1.5)
         // after the first animation's end (1.2 + 0.25), while the realtime stream is still playing
         // that animation on the server clock. Its frames stop, and it must still end properly.
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         #expect(try c.put("r", #"{"preset": "facebook", "clock": "client", "initialDetent": "normal"}"#).status == 201)
         let stream = try openStream(server.port, "/sessions/r/frames?fps=60")
         for json in [
@@ -233,9 +228,8 @@ extension ServiceIntegration.FrameStreamTests {
     }
 
     @Test func severalStreamsGetTheFramesAndClosedOnDelete() throws {
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         #expect(try c.put("s", #"{"preset": "glide"}"#).status == 201)
         let paths = ["fps=30&pace=instant", "fps=60", "fps=120&pace=instant"]
         let streams = try paths.map { try openStream(server.port, "/sessions/s/frames?\($0)") }
@@ -261,9 +255,8 @@ extension ServiceIntegration.FrameStreamTests {
     }
 
     @Test func replacingASessionClosesItsStreams() throws {
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         #expect(try c.put("s").status == 201)
         let stream = try openStream(server.port, "/sessions/s/frames")
         #expect(try c.put("s", #"{"preset": "twitter"}"#).status == 200)
@@ -274,9 +267,8 @@ extension ServiceIntegration.FrameStreamTests {
     }
 
     @Test func streamsGetClosedOnDrain() throws {
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         #expect(try c.put("a").status == 201)
         #expect(try c.put("b").status == 201)
         let a = try openStream(server.port, "/sessions/a/frames")
@@ -291,7 +283,7 @@ extension ServiceIntegration.FrameStreamTests {
         #expect(drainer.wait(seconds: 10))
     }
 
-    /// Reconnection cases of API.md: Last-Event-ID n:k.
+    /// Reconnection cases of docs/HTTP.md: Last-Event-ID n:k.
     enum Resume: String, CaseIterable, Sendable {
         /// n still runs: the stream resumes after frame k.
         case running
@@ -305,9 +297,8 @@ extension ServiceIntegration.FrameStreamTests {
 
     @Test(arguments: Resume.allCases)
     func lastEventID(_ resume: Resume) throws {
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         // The client clock: an animation runs until the client's next event, whatever the wall
         // clock does, so "still running" is exact.
         #expect(try c.put("s", #"{"clock": "client"}"#).status == 201)
@@ -363,9 +354,8 @@ extension ServiceIntegration.FrameStreamTests {
     /// stops reconnecting (WHATWG): a `once` stream whose client has its animation's last frame, and
     /// any stream whose session is gone. A first connection to a missing session is still 404.
     @Test func reconnectionsWithNothingLeftAre204() throws {
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         #expect(try c.put("s", #"{"clock": "client"}"#).status == 201)
         let shown = try c.show("s", #"{"time": 1}"#)
         let n = try #require(int(obj(shown.json?["animation"])?["id"]))
@@ -404,9 +394,8 @@ extension ServiceIntegration.FrameStreamTests {
     }
 
     @Test func keepAliveCommentsOnAnIdleStream() throws {
-        let server = try startServer { $0.keepAliveInterval = 0.2 }
+        let (server, c) = try connectedServer { $0.keepAliveInterval = 0.2 }
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         #expect(try c.put("s").status == 201)
         let stream = try openStream(server.port, "/sessions/s/frames")
         let opened = Monotonic.now()
@@ -423,10 +412,9 @@ extension ServiceIntegration.FrameStreamTests {
     }
 
     @Test func aStalledReaderDelaysNobody() throws {
-        let server = try startServer { $0.streamBufferBytes = 4096 }
+        let (server, c) = try connectedServer { $0.streamBufferBytes = 4096 }
         defer { server.stop() }
         let port = server.port
-        let c = try HTTPConnection(port: port)
         #expect(try c.put("s").status == 201)
         // Two readers that never read, with a small receive window: one instant at 240 fps (a burst
         // of about 10 KB per animation into a 4 KB buffer), one realtime.
@@ -489,9 +477,8 @@ extension ServiceIntegration.FrameStreamTests {
 
     @Test(arguments: badQueries)
     func badQueriesAre400(_ query: String, _ field: String) throws {
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         #expect(try c.put("s").status == 201)
         let stream = try SSEClient(port: server.port, path: "/sessions/s/frames?\(query)")
         let response = try #require(stream.errorResponse, "status \(stream.status)")

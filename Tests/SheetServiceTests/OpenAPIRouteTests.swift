@@ -2,6 +2,7 @@
 // server answers, and the server serves the file byte for byte.
 
 import Foundation
+import SheetdTesting
 import Testing
 import Yams
 
@@ -49,9 +50,8 @@ extension ServiceIntegration.OpenAPIRouteTests {
 
         // And the running server answers each path as declared: its preflight's Allow lists the
         // spec's methods (plus HEAD with GET).
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         for (path, methods) in spec {
             let concrete = path.replacingOccurrences(of: "{id}", with: "some-id")
             let r = try c.request("OPTIONS", concrete)
@@ -64,9 +64,8 @@ extension ServiceIntegration.OpenAPIRouteTests {
 
     @Test func servedSpecIsTheFileByteForByte() throws {
         let file = try [UInt8](Data(contentsOf: specURL))
-        let server = try startServer()
+        let (server, c) = try connectedServer()
         defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
         let r = try c.get("/openapi.yaml")
         #expect(r.status == 200)
         #expect(r.headers["Content-Type"]?.hasPrefix("application/yaml") == true)

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SheetdTesting
 import Synchronization
 import Testing
 

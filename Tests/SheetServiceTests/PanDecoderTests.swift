@@ -4,13 +4,12 @@
 // names the rule.
 
 import SheetPhysics
+import SheetdTesting
 import Testing
 
 @testable import SheetService
 
 // MARK: - Fixtures
-
-private func utf8(_ s: String) -> [UInt8] { Array(s.utf8) }
 
 /// Where a body is decoded: the session's preset and clock. The clock is chosen per session (the
 /// configuration's `clock`, default server), independently of the preset; `scrollOffset` is known
@@ -80,7 +79,7 @@ struct PanDecidedCase: Sendable, CustomTestStringConvertible {
     let contexts: [PanContext]
     init(_ name: String, _ body: String, _ contexts: [PanContext]) {
         self.name = name
-        self.body = utf8(body)
+        self.body = bytes(body)
         self.contexts = contexts
     }
     var testDescription: String { name }
@@ -93,7 +92,7 @@ struct PanRejectedCase: Sendable, CustomTestStringConvertible {
     let code: String
     let contexts: [PanContext]
     init(_ name: String, _ body: String, _ code: String, _ contexts: [PanContext] = everywhere) {
-        self.init(name, utf8(body), code, contexts)
+        self.init(name, bytes(body), code, contexts)
     }
     init(_ name: String, _ body: [UInt8], _ code: String, _ contexts: [PanContext] = everywhere) {
         self.name = name
@@ -151,7 +150,7 @@ private let rejectedCases: [PanRejectedCase] = [
     // Not JSON (the reader's rules).
     PanRejectedCase("empty body", "", "invalid-value"),  // a pan event needs a body
     PanRejectedCase("whitespace only", " \n", "invalid-json"),  // empty JSON text
-    PanRejectedCase("byte order mark", [0xEF, 0xBB, 0xBF] + utf8(#"{"phase":"began","time":1}"#), "invalid-json"),  // BOM rejected
+    PanRejectedCase("byte order mark", [0xEF, 0xBB, 0xBF] + bytes(#"{"phase":"began","time":1}"#), "invalid-json"),  // BOM rejected
     PanRejectedCase("trailing comma", #"{"phase":"began","time":1,}"#, "invalid-json"),  // no trailing commas
     PanRejectedCase("leading comma", #"{,"phase":"began","time":1}"#, "invalid-json"),  // no empty members
     PanRejectedCase("trailing characters", #"{"phase":"began","time":1}x"#, "invalid-json"),  // only whitespace after the value
@@ -175,7 +174,8 @@ private let rejectedCases: [PanRejectedCase] = [
     PanRejectedCase("duplicate through an escape", #"{"phase":"began","\u0070hase":"ended","time":1}"#, "invalid-json"),  // keys compared after unescaping
     PanRejectedCase("invalid UTF-8 in a key", [0x7B, 0x22, 0xC3, 0x28, 0x22, 0x3A, 0x31, 0x7D], "invalid-json"),  // truncated 2-byte sequence
     PanRejectedCase(
-        "invalid UTF-8 in the phase", utf8(#"{"time":1,"phase":""#) + [0xED, 0xA0, 0x80] + utf8(#""}"#), "invalid-json"),  // encoded surrogate
+        "invalid UTF-8 in the phase", bytes(#"{"time":1,"phase":""#) + [0xED, 0xA0, 0x80] + bytes(#""}"#),
+        "invalid-json"),  // encoded surrogate
     PanRejectedCase("control character in the phase", "{\"time\":1,\"phase\":\"began\t\"}", "invalid-json"),  // raw tab in a string
     PanRejectedCase("invalid escape", #"{"time":1,"phase":"b\egan"}"#, "invalid-json"),  // \e is no escape
     PanRejectedCase("unpaired surrogate escape", #"{"time":1,"phase":"\ud800"}"#, "invalid-json"),  // lone high surrogate
@@ -285,11 +285,11 @@ struct PanDecoderTests {
 
     /// The decided results themselves, so that an agreement on a wrong answer cannot pass.
     @Test func typicalBodyFields() throws {
-        let pan = try #require(direct(utf8(typical), facebookServer))
+        let pan = try #require(direct(bytes(typical), facebookServer))
         #expect(pan.event == PanEvent(phase: .changed, translation: -120.5))
         #expect(pan.time == nil)
         let ended = try #require(
-            direct(utf8(#"{"phase":"ended","velocity":-800,"scrollOffset":-0,"time":12.25}"#), fluidClient))
+            direct(bytes(#"{"phase":"ended","velocity":-800,"scrollOffset":-0,"time":12.25}"#), fluidClient))
         #expect(ended.event == PanEvent(phase: .ended, velocity: -800, scrollOffset: 0))
         #expect(ended.event.scrollOffset?.sign == .minus)
         #expect(ended.time == 12.25)
@@ -297,11 +297,11 @@ struct PanDecoderTests {
 
     /// The package entry for sheet-bench agrees with both paths.
     @Test func packageEntryPoints() throws {
-        let body = utf8(#"{"phase":"changed","translation":-120.5,"velocity":-800,"time":12.25}"#)
+        let body = bytes(#"{"phase":"changed","translation":-120.5,"velocity":-800,"time":12.25}"#)
         let d = try #require(PanDecoder.direct(body, preset: .facebook, clock: .server))
         let g = try #require(PanDecoder.general(body, preset: .facebook, clock: .server))
         #expect(identical((d.0, d.1), (g.0, g.1)))
-        #expect(PanDecoder.general(utf8("{}"), preset: .facebook, clock: .server) == nil)
+        #expect(PanDecoder.general(bytes("{}"), preset: .facebook, clock: .server) == nil)
     }
 
     /// JSONReader.number reads exactly what the reader reads: where a bracketed number parses, the
@@ -313,7 +313,7 @@ struct PanDecoderTests {
         for _ in 0..<20_000 {
             let number = PanBodyGenerator.number(&rng)
             let whole = try? JSONReader.parse("[" + number + "]")
-            let bytes = utf8(number + ",")
+            let bytes = bytes(number + ",")
             let read = bytes.withUnsafeBufferPointer { JSONReader.number(in: $0, at: 0) }
             if let whole {
                 parsed += 1
@@ -326,7 +326,7 @@ struct PanDecoderTests {
         }
         #expect(parsed > 10_000)
         // Positions: a number inside a buffer, and starts outside it.
-        let bytes = utf8(#"{"t":-12.5e1}"#)
+        let bytes = bytes(#"{"t":-12.5e1}"#)
         bytes.withUnsafeBufferPointer { b in
             #expect(JSONReader.number(in: b, at: 5)?.value == -125)
             #expect(JSONReader.number(in: b, at: 5)?.end == 12)

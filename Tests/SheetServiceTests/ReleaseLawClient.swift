@@ -1,6 +1,6 @@
 // The release law as a client reads it: `releaseLaw` parsed from the service's JSON and evaluated
 // by the steps openapi.yaml gives (`ReleaseLaw`), with nothing from the engine but the closed-form
-// oscillator for a spring's settle time. DragLawTests' generated drags end with a release or a
+// oscillator for a spring's settle time. DragLawPropertyTests' generated drags end with a release or a
 // cancel, answered by the engine and predicted by this client.
 
 import SheetPhysics

@@ -1,4 +1,5 @@
 import Foundation
+import SheetdTesting
 import Testing
 
 @testable import SheetService
@@ -18,13 +19,13 @@ extension ServiceIntegration.StoreTests {
     }
 
     /// A server on `redis`'s store.
-    private func startServer(on redis: RedisProcess) throws -> SheetServer {
-        try SheetServiceTests.startServer { $0.store = redis.url }
+    private func startServer(on redis: RedisServer) throws -> SheetServer {
+        try SheetServiceTests.startServer { $0.store = redis.url() }
     }
 
     /// A store and two instances on it, both stopped when `body` returns.
-    private func withTwoInstances(_ body: (RedisProcess, SheetServer, SheetServer) throws -> Void) throws {
-        let redis = try RedisProcess()
+    private func withTwoInstances(_ body: (RedisServer, SheetServer, SheetServer) throws -> Void) throws {
+        let redis = try RedisServer()
         let a = try startServer(on: redis)
         let b = try startServer(on: redis)
         defer {
@@ -37,124 +38,135 @@ extension ServiceIntegration.StoreTests {
     /// A session created and released on A carries on, drained or not, on B: same snapshot, the
     /// same next answer as A would have given, and a stream resumed by Last-Event-ID.
     @Test func sessionMovesToAnotherInstanceWithItsState() throws {
-        try withTwoInstances { _, a, b in
-            let ca = try HTTPConnection(port: a.port)
-            let cb = try HTTPConnection(port: b.port)
-            // client clock: replayable, so B's answers can be compared with A's exactly.
-            #expect(
-                try ca.put("moving", #"{"preset": "fluid", "initialDetent": "half", "clock": "client"}"#).status == 201)
-            #expect(try ca.pan("moving", #"{"phase": "began", "time": 1}"#).status == 200)
-            #expect(try ca.pan("moving", #"{"phase": "changed", "translation": -120, "time": 1.05}"#).status == 200)
-            let released = try ca.pan("moving", #"{"phase": "ended", "velocity": -900, "time": 1.1}"#)
-            #expect(released.status == 200)
-            // The release was written behind; B, which never saw the session, loads it. (B may
-            // first load an earlier version, when the release's write is still on its way: that
-            // copy is dropped on A's notice, and B's next read has the release. The verdict is on
-            // what B answers, not on how soon the write left.)
-            #expect(try eventually(within: 2) { try cb.get("/sessions/moving").status == 200 })
-            #expect(
-                try eventually(within: 2) {
-                    state(try cb.get("/sessions/moving")) == state(try ca.get("/sessions/moving"))
-                })
-            // The next event gives the same answer on both (A's copy and B's restored one).
-            let grabA = try ca.pan("moving", #"{"phase": "began", "time": 1.2}"#)
-            let grabB = try cb.pan("moving", #"{"phase": "began", "time": 1.2}"#)
-            #expect(grabA.text == grabB.text)
+        try ProcessResource.redisSubscriberThreads.exclusively {
+            try withTwoInstances { _, a, b in
+                let ca = try HTTPConnection(port: a.port)
+                let cb = try HTTPConnection(port: b.port)
+                // client clock: replayable, so B's answers can be compared with A's exactly.
+                #expect(
+                    try ca.put("moving", #"{"preset": "fluid", "initialDetent": "half", "clock": "client"}"#).status
+                        == 201)
+                #expect(try ca.pan("moving", #"{"phase": "began", "time": 1}"#).status == 200)
+                #expect(try ca.pan("moving", #"{"phase": "changed", "translation": -120, "time": 1.05}"#).status == 200)
+                let released = try ca.pan("moving", #"{"phase": "ended", "velocity": -900, "time": 1.1}"#)
+                #expect(released.status == 200)
+                // The release was written behind; B, which never saw the session, loads it. (B may
+                // first load an earlier version, when the release's write is still on its way: that
+                // copy is dropped on A's notice, and B's next read has the release. The verdict is on
+                // what B answers, not on how soon the write left.)
+                #expect(try eventually(within: 2) { try cb.get("/sessions/moving").status == 200 })
+                #expect(
+                    try eventually(within: 2) {
+                        state(try cb.get("/sessions/moving")) == state(try ca.get("/sessions/moving"))
+                    })
+                // The next event gives the same answer on both (A's copy and B's restored one).
+                let grabA = try ca.pan("moving", #"{"phase": "began", "time": 1.2}"#)
+                let grabB = try cb.pan("moving", #"{"phase": "began", "time": 1.2}"#)
+                #expect(grabA.text == grabB.text)
+            }
         }
     }
 
     /// Drain writes sessions mid-drag too; a new process started on the same store carries on
     /// with the drag where it was, and resumes a stream's animation by Last-Event-ID.
     @Test func drainWritesEverySessionAndARestartCarriesOn() throws {
-        let redis = try RedisProcess()
-        let first = try startServer(on: redis)
-        let c = try HTTPConnection(port: first.port)
-        #expect(try c.put("drag", #"{"preset": "facebook", "initialDetent": "normal"}"#).status == 201)
-        #expect(try c.pan("drag", #"{"phase": "began"}"#).status == 200)
-        #expect(try c.pan("drag", #"{"phase": "changed", "translation": -50}"#).status == 200)
-        #expect(try c.put("anim", #"{"preset": "twitter", "initialDetent": "open"}"#).status == 201)
-        let dismissed = try c.dismiss("anim")
-        let animationID = int(obj(dismissed.json?["animation"])?["id"]) ?? 0
-        let before = try c.get("/sessions/drag")
-        c.close()
-        first.drain()
+        try ProcessResource.redisSubscriberThreads.exclusively {
+            let redis = try RedisServer()
+            let first = try startServer(on: redis)
+            let c = try HTTPConnection(port: first.port)
+            #expect(try c.put("drag", #"{"preset": "facebook", "initialDetent": "normal"}"#).status == 201)
+            #expect(try c.pan("drag", #"{"phase": "began"}"#).status == 200)
+            #expect(try c.pan("drag", #"{"phase": "changed", "translation": -50}"#).status == 200)
+            #expect(try c.put("anim", #"{"preset": "twitter", "initialDetent": "open"}"#).status == 201)
+            let dismissed = try c.dismiss("anim")
+            let animationID = int(obj(dismissed.json?["animation"])?["id"]) ?? 0
+            let before = try c.get("/sessions/drag")
+            c.close()
+            first.drain()
 
-        let second = try startServer(on: redis)
-        defer { second.stop() }
-        let d = try HTTPConnection(port: second.port)
-        let after = try d.get("/sessions/drag")
-        #expect(after.json?["state"] as? String == "dragging")
-        #expect(num(after.json?["constant"]) == num(before.json?["constant"]))
-        // The drag goes on from there: 30 more points up.
-        let moved = try d.pan("drag", #"{"phase": "changed", "translation": -80}"#)
-        #expect(num(moved.json?["constant"]) == (num(before.json?["constant"]) ?? 0) - 30)
-        // A stream that saw frame 0 of the dismiss resumes after it (or gets its settled).
-        let stream = try SSEClient(
-            port: second.port, path: "/sessions/anim/frames?pace=instant",
-            headers: [("Last-Event-ID", "\(animationID):0")])
-        let events = try stream.collect(timeout: 5) { $0.type == "settled" }
-        #expect(events.last?.type == "settled")
-        #expect(events.allSatisfy { $0.id == nil || $0.id!.hasPrefix("\(animationID):") })
-        #expect(!events.contains { $0.id == "\(animationID):0" })
+            let second = try startServer(on: redis)
+            defer { second.stop() }
+            let d = try HTTPConnection(port: second.port)
+            let after = try d.get("/sessions/drag")
+            #expect(after.json?["state"] as? String == "dragging")
+            #expect(num(after.json?["constant"]) == num(before.json?["constant"]))
+            // The drag goes on from there: 30 more points up.
+            let moved = try d.pan("drag", #"{"phase": "changed", "translation": -80}"#)
+            #expect(num(moved.json?["constant"]) == (num(before.json?["constant"]) ?? 0) - 30)
+            // A stream that saw frame 0 of the dismiss resumes after it (or gets its settled).
+            let stream = try SSEClient(
+                port: second.port, path: "/sessions/anim/frames?pace=instant",
+                headers: [("Last-Event-ID", "\(animationID):0")])
+            let events = try stream.collect(timeout: 5) { $0.type == "settled" }
+            #expect(events.last?.type == "settled")
+            #expect(events.allSatisfy { $0.id == nil || $0.id!.hasPrefix("\(animationID):") })
+            #expect(!events.contains { $0.id == "\(animationID):0" })
+        }
     }
 
     /// A copy held elsewhere never answers for a session that went on in another instance: it is
     /// dropped when that instance announces it took the session over, and a gesture starts from
     /// the store's newer state.
     @Test func staleRestoredCopyIsReplacedAtTheNextGesture() throws {
-        try withTwoInstances { redis, a, b in
-            let seed = try startServer(on: redis)
-            let s = try HTTPConnection(port: seed.port)
-            #expect(try s.put("k", #"{"preset": "facebook", "initialDetent": "normal"}"#).status == 201)
-            seed.drain()
-            let ca = try HTTPConnection(port: a.port)
-            let cb = try HTTPConnection(port: b.port)
-            #expect(try ca.get("/sessions/k").json?["detent"] as? String == "normal")  // A restores it
-            #expect(try cb.show("k", #"{"detent": "expanded"}"#).status == 200)  // B restores it, moves it on
-            // B announced that it took k over: A dropped its copy (a stream A had of it would have
-            // got `closed` "moved"). B's show (0.25 s) is written behind and over by now.
-            #expect(eventually(within: 2) { a.responder.store.get("k") == nil })
-            Thread.sleep(forTimeInterval: 0.4)
-            #expect(try ca.get("/sessions/k").json?["detent"] as? String == "expanded")
-            // A's next gesture starts from there: the card at expanded (30 pt).
-            let grab = try ca.pan("k", #"{"phase": "began"}"#)
-            #expect(grab.status == 200, "\(grab)")
-            #expect(num(grab.json?["constant"]) == 30)
+        try ProcessResource.redisSubscriberThreads.exclusively {
+            try withTwoInstances { redis, a, b in
+                let seed = try startServer(on: redis)
+                let s = try HTTPConnection(port: seed.port)
+                #expect(try s.put("k", #"{"preset": "facebook", "initialDetent": "normal"}"#).status == 201)
+                seed.drain()
+                let ca = try HTTPConnection(port: a.port)
+                let cb = try HTTPConnection(port: b.port)
+                #expect(try ca.get("/sessions/k").json?["detent"] as? String == "normal")  // A restores it
+                #expect(try cb.show("k", #"{"detent": "expanded"}"#).status == 200)  // B restores it, moves it on
+                // B announced that it took k over: A dropped its copy (a stream A had of it would have
+                // got `closed` "moved"). B's show (0.25 s) is written behind and over by now.
+                #expect(eventually(within: 2) { a.responder.store.get("k") == nil })
+                Thread.sleep(forTimeInterval: 0.4)
+                #expect(try ca.get("/sessions/k").json?["detent"] as? String == "expanded")
+                // A's next gesture starts from there: the card at expanded (30 pt).
+                let grab = try ca.pan("k", #"{"phase": "began"}"#)
+                #expect(grab.status == 200, "\(grab)")
+                #expect(num(grab.json?["constant"]) == 30)
+            }
         }
     }
 
     /// A session deleted on one instance is gone on another that still holds a copy, and a drain
     /// there does not write it back.
     @Test func deletionReachesCopiesElsewhere() throws {
-        let redis = try RedisProcess()
-        let a = try startServer(on: redis)
-        let b = try startServer(on: redis)
-        defer { b.stop() }
-        let ca = try HTTPConnection(port: a.port)
-        let cb = try HTTPConnection(port: b.port)
-        #expect(try ca.put("gone", #"{"initialDetent": "normal"}"#).status == 201)
-        #expect(try eventually(within: 2) { try cb.get("/sessions/gone").status == 200 })  // B holds a copy
-        #expect(try ca.request("DELETE", "/sessions/gone").status == 204)
-        Thread.sleep(forTimeInterval: 0.2)
-        #expect(try cb.get("/sessions/gone").status == 404)
-        #expect(try cb.pan("gone", #"{"phase": "began"}"#).status == 404)
-        a.drain()
-        #expect(try cb.get("/sessions/gone").status == 404)
+        try ProcessResource.redisSubscriberThreads.exclusively {
+            let redis = try RedisServer()
+            let a = try startServer(on: redis)
+            let b = try startServer(on: redis)
+            defer { b.stop() }
+            let ca = try HTTPConnection(port: a.port)
+            let cb = try HTTPConnection(port: b.port)
+            #expect(try ca.put("gone", #"{"initialDetent": "normal"}"#).status == 201)
+            #expect(try eventually(within: 2) { try cb.get("/sessions/gone").status == 200 })  // B holds a copy
+            #expect(try ca.request("DELETE", "/sessions/gone").status == 204)
+            Thread.sleep(forTimeInterval: 0.2)
+            #expect(try cb.get("/sessions/gone").status == 404)
+            #expect(try cb.pan("gone", #"{"phase": "began"}"#).status == 404)
+            a.drain()
+            #expect(try cb.get("/sessions/gone").status == 404)
+        }
     }
 
     /// A store that cannot be reached answers 503 with Retry-After for sessions it would have to
     /// load; sessions in memory keep working.
     @Test func unreachableStoreIs503ForLoadsOnly() throws {
-        let redis = try RedisProcess()
-        let a = try startServer(on: redis)
-        defer { a.stop() }
-        let c = try HTTPConnection(port: a.port)
-        #expect(try c.put("here", #"{"initialDetent": "normal"}"#).status == 201)
-        redis.stop()
-        #expect(try c.pan("here", #"{"phase": "began"}"#).status == 200)
-        let missing = try c.get("/sessions/elsewhere")
-        #expect(missing.status == 503, "\(missing)")
-        #expect(missing.headers.contains("Retry-After"))
+        try ProcessResource.redisSubscriberThreads.exclusively {
+            let redis = try RedisServer()
+            let a = try startServer(on: redis)
+            defer { a.stop() }
+            let c = try HTTPConnection(port: a.port)
+            #expect(try c.put("here", #"{"initialDetent": "normal"}"#).status == 201)
+            redis.stop()
+            #expect(try c.pan("here", #"{"phase": "began"}"#).status == 200)
+            let missing = try c.get("/sessions/elsewhere")
+            #expect(missing.status == 503, "\(missing)")
+            #expect(missing.headers.contains("Retry-After"))
+        }
     }
 
     /// A store URL that is not redis:// or cannot be reached stops the server from starting.
@@ -168,18 +180,20 @@ extension ServiceIntegration.StoreTests {
     /// A stream on the instance that loses a session gets `closed` "moved" with a short retry, so
     /// it reconnects to where the session is now.
     @Test func streamOfATakenOverSessionIsClosedAsMoved() throws {
-        try withTwoInstances { _, a, b in
-            let ca = try HTTPConnection(port: a.port)
-            #expect(try ca.put("watched", #"{"initialDetent": "normal"}"#).status == 201)
-            let stream = try SSEClient(port: a.port, path: "/sessions/watched/frames")
-            #expect(stream.status == 200)
-            Thread.sleep(forTimeInterval: 0.2)  // the creation is written behind
-            #expect(try HTTPConnection(port: b.port).show("watched", #"{"detent": "expanded"}"#).status == 200)
-            let events = try stream.collect(timeout: 3) { $0.type == "closed" }
-            let closed = try #require(events.last)
-            #expect(closed.type == "closed")
-            #expect(closed.json?["reason"] as? String == "moved")
-            #expect(closed.retry == 250, "the retry travels in the `closed` block: \(closed)")
+        try ProcessResource.redisSubscriberThreads.exclusively {
+            try withTwoInstances { _, a, b in
+                let ca = try HTTPConnection(port: a.port)
+                #expect(try ca.put("watched", #"{"initialDetent": "normal"}"#).status == 201)
+                let stream = try SSEClient(port: a.port, path: "/sessions/watched/frames")
+                #expect(stream.status == 200)
+                Thread.sleep(forTimeInterval: 0.2)  // the creation is written behind
+                #expect(try HTTPConnection(port: b.port).show("watched", #"{"detent": "expanded"}"#).status == 200)
+                let events = try stream.collect(timeout: 3) { $0.type == "closed" }
+                let closed = try #require(events.last)
+                #expect(closed.type == "closed")
+                #expect(closed.json?["reason"] as? String == "moved")
+                #expect(closed.retry == 250, "the retry travels in the `closed` block: \(closed)")
+            }
         }
     }
 }

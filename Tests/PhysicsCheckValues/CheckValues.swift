@@ -1,0 +1,183 @@
+// The public check values of sheetd's physics (docs/PHYSICS.md), once: the engine's tests
+// (SheetPhysicsTests) and the HTTP tests (SheetServiceTests) replay the same rows. Default geometry
+// (844, 47, 34): S = 763, H = 797. Constants in points to 0.01, alpha to 1e-4, velocities in
+// points per second. Presets are named by their wire names, so the tables need neither the engine
+// nor the service.
+
+/// A row of "Release decisions": drag a resting sheet to `constant`, release with `velocity`.
+public struct ReleaseCheck: Sendable, CustomStringConvertible {
+    public let preset: String
+    public let constant: Double
+    public let velocity: Double
+    /// The detent the release snaps to, and its constant.
+    public let detent: String
+    public let snapConstant: Double
+    /// The rule the row checks.
+    public let rule: String
+
+    init(_ preset: String, _ constant: Double, _ velocity: Double, _ detent: String, _ snap: Double, _ rule: String) {
+        (self.preset, self.constant, self.velocity, self.detent, self.snapConstant, self.rule) =
+            (preset, constant, velocity, detent, snap, rule)
+    }
+
+    public var description: String { "\(preset) \(constant) v\(velocity) → \(detent) (\(rule))" }
+}
+
+/// A row of "Dimmer alpha while dragging": the alpha when a drag holds the sheet at `constant`.
+public struct DimmerCheck: Sendable, CustomStringConvertible {
+    public let preset: String
+    public let constant: Double
+    public let alpha: Double
+    public let rule: String
+
+    init(_ preset: String, _ constant: Double, _ alpha: Double, _ rule: String) {
+        (self.preset, self.constant, self.alpha, self.rule) = (preset, constant, alpha, rule)
+    }
+
+    public var description: String { "\(preset) at \(constant) → \(alpha) (\(rule))" }
+}
+
+/// A row of "Drag limits": from `startDetent` (at `start`), a drag by `translation` reaches `constant`.
+public struct DragLimitCheck: Sendable, CustomStringConvertible {
+    public let preset: String
+    public let startDetent: String
+    public let start: Double
+    public let translation: Double
+    public let constant: Double
+    public let rule: String
+
+    init(
+        _ preset: String, _ startDetent: String, _ start: Double, _ translation: Double, _ constant: Double,
+        _ rule: String
+    ) {
+        (self.preset, self.startDetent, self.start, self.translation, self.constant, self.rule) =
+            (preset, startDetent, start, translation, constant, rule)
+    }
+
+    public var description: String { "\(preset) \(start) + \(translation) → \(constant) (\(rule))" }
+}
+
+/// "Frames at 30 fps of show from hidden": the frame count and sampled frames (t in seconds).
+public struct ShowFramesCheck: Sendable, CustomStringConvertible {
+    public let preset: String
+    public let target: String
+    public let frameCount: Int
+    public let frames: [(t: Double, constant: Double, alpha: Double)]
+    public let rule: String
+
+    public var description: String { "\(preset) show → \(target) (\(rule))" }
+}
+
+/// The fluid spring check: a release from `from` with `velocity` to `to` lasts `duration`, and
+/// passes `samples` (elapsed seconds, constant).
+public struct SpringCheck: Sendable {
+    public let preset: String
+    public let startDetent: String
+    public let from: Double
+    public let velocity: Double
+    public let detent: String
+    public let to: Double
+    public let duration: Double
+    public let samples: [(elapsed: Double, constant: Double)]
+}
+
+public enum CheckValues {
+    /// The detent each preset rests at before a drag in the tables (no drag limit in the way), and
+    /// its constant.
+    public static let restingDetent: [String: (name: String, constant: Double)] = [
+        "facebook": ("normal", 398.5),
+        "twitter": ("open", 0),
+        "glide": ("compressed", 398.5),
+        "fluid": ("half", 398.5),
+    ]
+
+    public static let releases: [ReleaseCheck] = [
+        ReleaseCheck("facebook", 150, -300, "expanded", 30, "constant < 0.25·H"),
+        ReleaseCheck("facebook", 150, 1600, "hidden", 797, "velocity > 1500 wins over position"),
+        ReleaseCheck("facebook", 250, 0, "normal", 398.5, "0.25·H ≤ constant < S − 70"),
+        ReleaseCheck("facebook", 600, 0, "normal", 398.5, "below H/2 but above S − 70"),
+        ReleaseCheck("facebook", 700, 0, "hidden", 797, "constant ≥ S − 70"),
+        ReleaseCheck("facebook", 693, 10, "hidden", 797, "exactly S − 70 is not < S − 70"),
+        ReleaseCheck("facebook", 500, 1499, "normal", 398.5, "velocity 1499 is not > 1500"),
+        ReleaseCheck("twitter", -0.5, 0, "open", 0, "trunc(-0.5) = 0 is not < 0; v ≤ 0 → open"),
+        ReleaseCheck("twitter", -3, -50, "open", 0, "trunc(constant) < 0 → open"),
+        ReleaseCheck("twitter", 100, 250, "open", 0, "slow (< 300) and near (< 180) → open"),
+        ReleaseCheck("twitter", 100, 350, "hidden", 633, "velocity ≥ 300 downward → hidden"),
+        ReleaseCheck("twitter", 179.9, 299, "open", 0, "trunc(179.9) = 179 < 180, 299 < 300"),
+        ReleaseCheck("twitter", 181, 100, "hidden", 633, "trunc(181) ≥ 180, downward → hidden"),
+        ReleaseCheck("twitter", 50, 0, "open", 0, "velocity 0 → open"),
+        ReleaseCheck("twitter", 300, -10, "open", 0, "upward → open"),
+        ReleaseCheck("glide", 300, 200, "compressed", 398.5, "above K, downward → compressed"),
+        ReleaseCheck("glide", 300, -200, "open", 44, "above K, upward → open"),
+        ReleaseCheck("glide", 500, 10, "closed", 717, "between K and S, downward → closed"),
+        ReleaseCheck("glide", 500, -10, "compressed", 398.5, "between K and S, upward → compressed"),
+        ReleaseCheck("glide", 770, -900, "closed", 717, "below S → closed whatever the velocity"),
+        ReleaseCheck("glide", 398.5, 0, "compressed", 398.5, "at K, velocity 0 counts as upward"),
+        ReleaseCheck("fluid", 398.5, -800, "full", 18, "projection passes one detent up"),
+        ReleaseCheck("fluid", 398.5, -100, "half", 398.5, "short projection stays"),
+        ReleaseCheck("fluid", 600, 300, "tip", 728, "projection toward tip"),
+        ReleaseCheck("fluid", 700, -200, "tip", 728, "projection clamped to the detent above: nearest is tip"),
+        ReleaseCheck("fluid", 650, 900, "hidden", 797, "removal velocity 900/147 ≥ 5.5"),
+        ReleaseCheck("fluid", 500, 1600, "tip", 728, "removal not reached (1600/297 < 5.5), one detent passed"),
+        ReleaseCheck("fluid", 100, 2500, "half", 398.5, "skipDetents false: at most one detent passed"),
+    ]
+
+    public static let dimmer: [DimmerCheck] = [
+        DimmerCheck("facebook", 20, 0.7, "above E the drag clamps to E; full dim at or above H/2"),
+        DimmerCheck("facebook", 398.5, 0.7, "full dim at H/2"),
+        DimmerCheck("facebook", 500, 0.5217, "linear between H/2 and H"),
+        DimmerCheck("facebook", 700, 0.1704, "linear between H/2 and H (the seed's intended product)"),
+        DimmerCheck("facebook", 797, 0.0, "0 at H"),
+        DimmerCheck("facebook", 900, 0.0, "0 below H (never negative: the seed's bug is fixed)"),
+        DimmerCheck("twitter", -40, 0.7, "pulled above open: clamp(b/C) = 0"),
+        DimmerCheck("twitter", 0, 0.7, "open"),
+        DimmerCheck("twitter", 100, 0.5894, "0.7·(1 − b/C)"),
+        DimmerCheck("twitter", 400, 0.2577, "0.7·(1 − b/C)"),
+        DimmerCheck("twitter", 633, 0.0, "at C (hidden)"),
+        DimmerCheck("glide", 44, 0.7, "above K (open)"),
+        DimmerCheck("glide", 398.5, 0.7, "at K"),
+        DimmerCheck("glide", 500, 0.4769, "linear between K and closed"),
+        DimmerCheck("glide", 717, 0.0, "at closed"),
+        DimmerCheck("fluid", 18, 0.3, "maxDimAlpha at the top-most detent"),
+        DimmerCheck("fluid", 398.5, 0.3, "maxDimAlpha at the detent above the undimmed one"),
+        DimmerCheck("fluid", 500, 0.2076, "linear between half and tip"),
+        DimmerCheck("fluid", 728, 0.0, "0 at the undimmed detent"),
+    ]
+
+    public static let dragLimits: [DragLimitCheck] = [
+        DragLimitCheck("facebook", "normal", 398.5, -400, 30, "clamped at E (the seed stopped short)"),
+        DragLimitCheck("glide", "compressed", 398.5, -500, 0, "clamped at 0"),
+        DragLimitCheck("twitter", "open", 0, -80, -80, "unbounded above open"),
+        DragLimitCheck("fluid", "full", 18, -50, -8.632, "rubber band past the top-most detent"),
+        DragLimitCheck("fluid", "tip", 728, 172, 850.087, "rubber band past the bottom-most detent"),
+    ]
+
+    public static let showFrames: [ShowFramesCheck] = [
+        ShowFramesCheck(
+            preset: "facebook", target: "normal", frameCount: 9,
+            frames: [
+                (0.0000, 797.00, 0.0000), (0.0333, 785.31, 0.0205), (0.0667, 755.17, 0.0735),
+                (0.1000, 711.38, 0.1504), (0.2333, 441.82, 0.6239), (0.2500, 398.50, 0.7000),
+            ],
+            rule: "easeIn, T = 0.25, alpha interpolated to 0.7"),
+        ShowFramesCheck(
+            preset: "twitter", target: "open", frameCount: 10,
+            frames: [
+                (0.0000, 633.00, 0.0000), (0.0333, 465.39, 0.1854), (0.0667, 266.14, 0.4057),
+                (0.1000, 129.93, 0.5563), (0.2667, -0.94, 0.7000), (0.3000, 0.00, 0.7000),
+            ],
+            rule: "duration spring T 0.3, ζ 0.9, v 3; overshoot above open with alpha clamped"),
+        ShowFramesCheck(
+            preset: "glide", target: "compressed", frameCount: 13,
+            frames: [
+                (0.0000, 797.00, 0.0000), (0.0333, 727.06, 0.1229), (0.0667, 608.10, 0.3318),
+                (0.1000, 508.70, 0.5064), (0.3667, 397.58, 0.7000), (0.4000, 398.50, 0.7000),
+            ],
+            rule: "duration spring T 0.4, ζ 0.8, from rest"),
+    ]
+
+    /// Fluid spring (response 0.4, ζ 1) from 300 to full (18) with velocity −1200: T = 0.577 s.
+    public static let fluidSpring = SpringCheck(
+        preset: "fluid", startDetent: "half", from: 300, velocity: -1200, detent: "full", to: 18, duration: 0.577,
+        samples: [(0.05, 220.20), (0.1, 143.76), (0.2, 58.10)])
+}

@@ -1,0 +1,146 @@
+import Foundation
+import PhysicsCheckValues
+import SheetdTesting
+import Testing
+
+@testable import SheetService
+
+extension ServiceIntegration {
+    /// The physics check values (PhysicsCheckValues, the same rows SheetPhysicsTests replays on the
+    /// engine) through HTTP: sessions and /simulate answer them. A real SheetServer on port 0.
+    @Suite struct CheckValueTests {
+        /// Creates session `id` of `preset` at its check-table resting detent and drags it to
+        /// `constant`: the answer to the `changed` event.
+        private func dragFromRest(_ c: HTTPConnection, _ id: String, _ preset: String, to constant: Double) throws
+            -> Response
+        {
+            let rest = try #require(CheckValues.restingDetent[preset])
+            #expect(try c.put(id, #"{"preset": "\#(preset)", "initialDetent": "\#(rest.name)"}"#).status == 201)
+            #expect(try c.pan(id, #"{"phase": "began"}"#).status == 200)
+            return try c.pan(id, #"{"phase": "changed", "translation": \#(constant - rest.constant)}"#)
+        }
+
+        @Test(arguments: CheckValues.releases)
+        func releaseDecisions(_ row: ReleaseCheck) throws {
+            let (server, c) = try connectedServer()
+            defer { server.stop() }
+            let moved = try dragFromRest(c, "r", row.preset, to: row.constant)
+            #expect(abs((num(moved.json?["constant"]) ?? .nan) - row.constant) < 0.01, "\(moved.text)")
+            let ended = try c.pan("r", #"{"phase": "ended", "velocity": \#(row.velocity)}"#)
+            #expect(ended.status == 200, "\(ended)")
+            let snap = try #require(obj(ended.json?["snap"]), "\(ended.text)")
+            #expect(snap["detent"] as? String == row.detent, "\(ended.text)")
+            #expect(abs((num(snap["constant"]) ?? .nan) - row.snapConstant) < 0.01, "\(ended.text)")
+            #expect(snap["dismiss"] as? Bool == (row.detent == "hidden"))
+            #expect(ended.json?["velocitySource"] as? String == "client")
+            #expect(obj(ended.json?["animation"])?["to"].flatMap(num) == row.snapConstant)
+        }
+
+        @Test(arguments: CheckValues.dimmer)
+        func dimmerWhileDragging(_ row: DimmerCheck) throws {
+            let (server, c) = try connectedServer()
+            defer { server.stop() }
+            let r = try dragFromRest(c, "d", row.preset, to: row.constant)
+            #expect(r.status == 200, "\(r)")
+            #expect(abs((num(r.json?["dimmerAlpha"]) ?? .nan) - row.alpha) <= 1e-4, "\(r.text)")
+        }
+
+        @Test(arguments: CheckValues.dragLimits)
+        func dragLimits(_ row: DragLimitCheck) throws {
+            let (server, c) = try connectedServer()
+            defer { server.stop() }
+            let put = try c.put("l", #"{"preset": "\#(row.preset)", "initialDetent": "\#(row.startDetent)"}"#)
+            #expect(num(put.json?["constant"]) == row.start, "\(put.text)")
+            #expect(try c.pan("l", #"{"phase": "began"}"#).status == 200)
+            let r = try c.pan("l", #"{"phase": "changed", "translation": \#(row.translation)}"#)
+            #expect(abs((num(r.json?["constant"]) ?? .nan) - row.constant) < 0.01, "\(r.text)")
+        }
+
+        @Test(arguments: CheckValues.showFrames)
+        func showFramesAt30FPSThroughSimulate(_ row: ShowFramesCheck) throws {
+            let (server, c) = try connectedServer()
+            defer { server.stop() }
+            let r = try c.request(
+                "POST", "/simulate",
+                json: #"{"config": {"preset": "\#(row.preset)"}, "events": [{"type": "show", "time": 0}], "fps": 30}"#)
+            #expect(r.status == 200, "\(r)")
+            #expect(obj(r.json?["animation"])?["detent"] as? String == row.target)
+            let frames = try #require(r.json?["frames"] as? [[String: Any]])
+            #expect(frames.count == row.frameCount)
+            for (t, constant, alpha) in row.frames {
+                let k = Int((t * 30).rounded())
+                guard k < frames.count else {
+                    Issue.record("no frame \(k)")
+                    continue
+                }
+                let f = frames[k]
+                #expect(num(f["index"]) == Double(k))
+                #expect(abs((num(f["t"]) ?? .nan) - t) < 1e-4, "t of frame \(k): \(f)")
+                #expect(abs((num(f["constant"]) ?? .nan) - constant) <= 0.01, "constant at \(t): \(f)")
+                #expect(abs((num(f["dimmerAlpha"]) ?? .nan) - alpha) <= 1e-4, "alpha at \(t): \(f)")
+            }
+            #expect(obj(r.json?["final"])?["detent"] as? String == row.target)
+        }
+
+        @Test func fluidSpringCheck() throws {
+            let check = CheckValues.fluidSpring
+            let rest = try #require(CheckValues.restingDetent[check.preset])
+            let translation = check.from - rest.constant
+            let (server, c) = try connectedServer()
+            defer { server.stop() }
+            // Through a session: release from `from` with `velocity`.
+            let config = #"{"preset": "\#(check.preset)", "initialDetent": "\#(check.startDetent)"}"#
+            #expect(try c.put("f", config).status == 201)
+            #expect(try c.pan("f", #"{"phase": "began"}"#).status == 200)
+            let moved = try c.pan("f", #"{"phase": "changed", "translation": \#(translation)}"#)
+            #expect(num(moved.json?["constant"]) == check.from)
+            let ended = try c.pan("f", #"{"phase": "ended", "velocity": \#(check.velocity)}"#)
+            let animation = try #require(obj(ended.json?["animation"]), "\(ended.text)")
+            #expect(animation["curve"] as? String == "spring")
+            #expect(animation["detent"] as? String == check.detent)
+            #expect(num(animation["from"]) == check.from)
+            #expect(num(animation["to"]) == check.to)
+            #expect(abs((num(animation["duration"]) ?? .nan) - check.duration) < 1e-9, "\(animation)")
+            #expect(num(animation["velocity"]) == check.velocity)
+
+            // Through /simulate at 20 fps: the samples are frames (t = k / 20).
+            let sim = try c.request(
+                "POST", "/simulate",
+                json: #"""
+                    {"config": \#(config), "fps": 20, "events": [
+                      {"phase": "began", "time": 0},
+                      {"phase": "changed", "translation": \#(translation), "time": 0.01},
+                      {"phase": "ended", "velocity": \#(check.velocity), "time": 0.02}]}
+                    """#)
+            #expect(sim.status == 200, "\(sim)")
+            #expect(abs((num(obj(sim.json?["animation"])?["duration"]) ?? .nan) - check.duration) < 1e-9)
+            let frames = try #require(sim.json?["frames"] as? [[String: Any]])
+            #expect(frames.count == Int((check.duration * 20).rounded(.up)) + 1)
+            for (elapsed, constant) in check.samples {
+                let k = Int((elapsed * 20).rounded())
+                guard k < frames.count else {
+                    Issue.record("no frame \(k)")
+                    continue
+                }
+                #expect(abs((num(frames[k]["constant"]) ?? .nan) - constant) <= 0.01, "frame \(k): \(frames[k])")
+            }
+            #expect(frames.last.flatMap { num($0["constant"]) } == check.to)
+        }
+
+        @Test func velocityIsEstimatedFromTheClientClock() throws {
+            let (server, c) = try connectedServer()
+            defer { server.stop() }
+            #expect(try c.put("v", #"{"clock": "client", "initialDetent": "normal"}"#).status == 201)
+            #expect(try c.pan("v", #"{"phase": "began", "time": 0}"#).status == 200)
+            for (t, translation) in [(0.0, 0.0), (0.02, 10.0), (0.04, 20.0)] {
+                let r = try c.pan("v", #"{"phase": "changed", "translation": \#(translation), "time": \#(t)}"#)
+                #expect(r.status == 200, "\(r)")
+            }
+            let ended = try c.pan("v", #"{"phase": "ended", "time": 0.05}"#)
+            #expect(ended.status == 200, "\(ended)")
+            #expect(abs((num(ended.json?["velocity"]) ?? .nan) - 500) < 1e-6, "\(ended.text)")
+            #expect(ended.json?["velocitySource"] as? String == "estimated")
+            #expect(num(obj(ended.json?["animation"])?["startTime"]) == 0.05)
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import SheetdTesting
+import Testing
+
+@testable import SheetService
+
+extension ServiceIntegration {
+    /// Sessions come and go: generated ids, the session limit, idle expiry. A real SheetServer on port 0.
+    @Suite struct SessionLifecycleTests {
+        /// POST /sessions ids: at least 22 URL-safe characters, never the same twice in 1,000.
+        @Test func generatedIDsAreURLSafeAndUnique() throws {
+            let (server, c) = try connectedServer()
+            defer { server.stop() }
+            let urlSafe = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+            var ids = Set<String>()
+            for _ in 0..<1000 {
+                let r = try c.request("POST", "/sessions")
+                #expect(r.status == 201)
+                let id = try #require(r.json?["id"] as? String)
+                #expect(id.count >= 22, "\(id)")
+                #expect(id.allSatisfy(urlSafe.contains), "\(id)")
+                #expect(r.headers["Location"] == "/sessions/\(id)")
+                ids.insert(id)
+            }
+            #expect(ids.count == 1000)
+            #expect(server.sessionCount == 1000)
+        }
+
+        @Test func sessionLimitIs503AndFreesOnDelete() throws {
+            let (server, c) = try connectedServer { $0.maxSessions = 5 }
+            defer { server.stop() }
+            var ids: [String] = []
+            for _ in 0..<5 {
+                let r = try c.request("POST", "/sessions")
+                #expect(r.status == 201)
+                ids.append(r.json?["id"] as? String ?? "")
+            }
+            // The sixth, by POST or by PUT of a new id: 503 session-limit with Retry-After.
+            let sixth = try c.request("POST", "/sessions")
+            expectProblem(sixth, status: 503, code: "session-limit")
+            #expect(sixth.headers["Retry-After"].flatMap { Int($0) } ?? 0 >= 1, "\(sixth.headers)")
+            let put = try c.put("sixth")
+            expectProblem(put, status: 503, code: "session-limit")
+            #expect(put.headers.contains("Retry-After"))
+            // Replacing an existing id is not a new session.
+            #expect(try c.put(ids[0]).status == 200)
+            // After a DELETE, a new one fits.
+            #expect(try c.request("DELETE", "/sessions/\(ids[1])").status == 204)
+            #expect(try c.request("POST", "/sessions").status == 201)
+            expectProblem(try c.request("POST", "/sessions"), status: 503, code: "session-limit")
+            #expect(server.sessionCount == 5)
+        }
+
+        @Test func idleSessionsExpireAndBusyOnesStay() throws {
+            let (server, c) = try connectedServer { $0.sessionTTL = 0.3 }
+            defer { server.stop() }
+            #expect(try c.put("idle").status == 201)
+            #expect(try c.put("busy").status == 201)
+            let start = Monotonic.now()
+            while Monotonic.now() - start < 1.0 {
+                let r = try c.get("/sessions/busy")
+                #expect(r.status == 200, "busy session evicted after \(Monotonic.now() - start) s")
+                if r.status != 200 { break }
+                Monotonic.sleep(0.05)
+            }
+            let idle = try c.get("/sessions/idle")
+            expectProblem(idle, status: 404, code: "session-not-found")
+            #expect(try c.get("/sessions/busy").status == 200)
+            #expect(server.sessionCount == 1)
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+/// A real redis-server on a free loopback port, started for one test and stopped by its PID (also
+/// when released): no persistence, no output. It can be stopped and started again on the same
+/// port, or paused (SIGSTOP) to play a Redis that accepts connections but never answers.
+public final class RedisServer {
+    public let port: UInt16
+    private let executable: URL
+    private var process: Process?
+    private var paused = false
+
+    /// Starts redis-server; throws how to install it when it is missing.
+    public init() throws {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let directories = path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin"]
+        guard
+            let found =
+                directories
+                .map({ URL(fileURLWithPath: $0).appendingPathComponent("redis-server") })
+                .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
+        else {
+            throw RedisServerError("redis-server is not installed: run `scripts/setup --redis`")
+        }
+        executable = found
+        port = try freeLoopbackPort()
+        try start()
+    }
+
+    deinit { stop() }
+
+    /// The URL of database `database` of this server, as the service's configuration takes it.
+    public func url(database: Int? = nil) -> String {
+        "redis://127.0.0.1:\(port)" + (database.map { "/\($0)" } ?? "")
+    }
+
+    /// Starts redis-server (again) and waits until it accepts connections.
+    public func start() throws {
+        precondition(process == nil, "already running")
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = [
+            "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        let deadline = Monotonic.now() + 5
+        while !acceptsConnections(port: port) {
+            guard process.isRunning, Monotonic.now() < deadline else {
+                stop()
+                throw RedisServerError("redis-server did not listen on port \(port) within 5 s")
+            }
+            Monotonic.sleep(0.005)
+        }
+    }
+
+    /// Stops redis-server (SIGKILL to its PID) and waits for it to exit. Idempotent. Not SIGTERM:
+    /// a child inherits the signal mask of the thread that started it, and Swift concurrency's
+    /// threads block SIGTERM, so a redis-server started from a test would never see it.
+    public func stop() {
+        guard let process else { return }
+        if paused { resume() }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        self.process = nil
+    }
+
+    /// SIGSTOP: the kernel still accepts connections, but nothing answers.
+    public func pause() {
+        guard let process else { return }
+        kill(process.processIdentifier, SIGSTOP)
+        paused = true
+    }
+
+    /// SIGCONT after `pause()`.
+    public func resume() {
+        guard let process, paused else { return }
+        kill(process.processIdentifier, SIGCONT)
+        paused = false
+    }
+}
+
+/// Why redis-server could not be started.
+public struct RedisServerError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
