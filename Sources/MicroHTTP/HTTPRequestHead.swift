@@ -10,10 +10,8 @@ public struct HTTPRequestHead: Sendable {
     public var target: String {
         didSet { queryStart = Self.queryStart(of: target) }
     }
-    /// The header fields in the order received.
-    public var headers: HTTPHeaders {
-        didSet { (contentLength, contentType, requestID, traceparent) = Self.knownFields(of: headers) }
-    }
+    /// The header fields in the order received (read once; the fields below come from them).
+    public internal(set) var headers: HTTPHeaders
     /// The protocol version, e.g. "HTTP/1.1".
     public var version: String
     /// The address of the connection the request came on (nil when unknown, e.g. a request
@@ -22,13 +20,13 @@ public struct HTTPRequestHead: Sendable {
 
     /// The body's length as declared by the one Content-Length field (nil: none, or more than one).
     /// The server has refused a declared length over its limit before the head reaches a responder.
-    public private(set) var contentLength: Int?
+    public internal(set) var contentLength: Int?
     /// The Content-Type field's value, as sent.
-    public private(set) var contentType: String?
+    public internal(set) var contentType: String?
     /// The first X-Request-Id field's value, as sent: the id a front end gave the request.
-    public private(set) var requestID: String?
+    public internal(set) var requestID: String?
     /// The first `traceparent` field's value, as sent (W3C Trace Context).
-    public private(set) var traceparent: String?
+    public internal(set) var traceparent: String?
 
     /// Where the "?" of the target is, found once so `path` and `query` need no search.
     private var queryStart: String.Index?
@@ -43,17 +41,13 @@ public struct HTTPRequestHead: Sendable {
         (contentLength, contentType, requestID, traceparent) = Self.knownFields(of: headers)
     }
 
-    /// A head whose known fields the server already read in its one pass over the headers.
-    init(method: String, target: String, version: String, reader: HeadReader) {
+    /// A head with no fields yet, room reserved for a typical head's; the server fills them in.
+    init(method: String, target: String, version: String, reservingHeaderBytes bytes: Int, fields: Int) {
         self.method = method
         self.target = target
-        self.headers = reader.headers
+        self.headers = HTTPHeaders(reservingBytes: bytes, fields: fields)
         self.version = version
         self.queryStart = Self.queryStart(of: target)
-        self.contentLength = reader.declaredLength
-        self.contentType = reader.contentType
-        self.requestID = reader.requestID
-        self.traceparent = reader.traceparent
     }
 
     /// The declared length (when exactly one Content-Length), the Content-Type, and the first

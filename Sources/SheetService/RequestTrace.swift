@@ -29,7 +29,7 @@ struct RequestTrace: Sendable {
 
     /// The trace of a request with this head (MicroHTTP kept the first X-Request-Id and
     /// traceparent in its one pass over the fields; a String is made only for the values kept).
-    init(_ head: HTTPRequestHead) {
+    init(_ head: borrowing HTTPRequestHead) {
         var id = head.requestID
         if var given = id {
             // The first X-Request-Id decides: a later one does not replace a bad first one.

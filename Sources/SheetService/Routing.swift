@@ -10,7 +10,7 @@ import MicroHTTP
 /// methods each route takes.
 extension SheetResponder {
     /// The route of a request head, and the session id in it.
-    static func match(_ head: HTTPRequestHead) throws(Problem) -> (Route, String?) {
+    static func match(_ head: borrowing HTTPRequestHead) throws(Problem) -> (Route, String?) {
         var path = head.path
         // Without a '%' nothing needs decoding, so the raw parts are the segments: matched here on
         // the bytes, without building an array (every gesture comes this way). Anything else, and

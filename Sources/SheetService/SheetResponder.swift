@@ -102,7 +102,8 @@ package final class SheetResponder: HTTPResponder {
     /// What every answer gets on its way out, `respond`'s and `screen`'s refusals alike: the
     /// request id echoed, the access-log line (when on), and a line for a failure.
     func finish(
-        _ response: inout HTTPResponse, _ head: HTTPRequestHead, route: Route, nanoseconds: Int64, _ slot: TraceSlot
+        _ response: inout HTTPResponse, _ head: borrowing HTTPRequestHead, route: Route, nanoseconds: Int64,
+        _ slot: TraceSlot
     ) {
         if let id = slot.trace?.id { response.headers.appendKeepingVetted(name: "X-Request-Id", value: id) }
         if accessLog {

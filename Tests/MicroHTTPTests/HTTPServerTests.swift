@@ -226,7 +226,7 @@ struct HTTPServerTests {
     ) throws {
         let responder = TestResponder()
         try withServer(responder: responder) { server in
-            let client = try RawHTTPClient(port: server.port)
+            let client = try HTTPConnection(port: server.port)
             try client.send("POST /echo HTTP/1.1\r\n\(fields)\r\n")
             let response = try client.readResponse()
             #expect(response.status == status)
@@ -242,7 +242,7 @@ struct HTTPServerTests {
     @Test func chunkedBodiesCanBeRefused() throws {
         let responder = TestResponder()
         try withServer(chunkedBodies: false, responder: responder) { server in
-            let client = try RawHTTPClient(port: server.port)
+            let client = try HTTPConnection(port: server.port)
             try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")
             let response = try client.readResponse()
             #expect(response.status == 411)

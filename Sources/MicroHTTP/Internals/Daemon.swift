@@ -242,16 +242,11 @@ private func handleAccess(
             return refuse(refusal, HTTPRequestHead(method: "", target: request.target), request, connection, core)
         }
         // One pass over the fields: gathered, and the framing rules applied on the way.
-        let reader = HeadReader(of: connection)
-        let versionText = version.map(knownString) ?? ""
-        var head = HTTPRequestHead(
-            method: method.map(knownString) ?? "", target: request.target, version: versionText, reader: reader)
+        var (head, refusal) = HeadReader.read(
+            connection, method: method.map(knownString) ?? "", target: request.target,
+            version: version.map(knownString) ?? "", maxBodyBytes: core.maxBodyBytes, chunkedBodies: core.chunkedBodies)
         head.client = cmhd_connection_client_address(connection).flatMap(ClientAddress.init)
-        if let refusal = reader.refusal(
-            version: versionText, maxBodyBytes: core.maxBodyBytes, chunkedBodies: core.chunkedBodies)
-        {
-            return refuse(refusal, head, request, connection, core)
-        }
+        if let refusal { return refuse(refusal, head, request, connection, core) }
         if let refusal = core.responder.screen(head) {
             return answer(refusal, closing: true, request, on: connection, core: core)
         }
@@ -317,10 +312,7 @@ private func answer(
 ) -> MHD_Result {
     request.phase = .answered
     core.headWatch?.leave(request)
-    return queue(response, closing: closing, on: connection, core: core) { reason in
-        core.responder.refused(
-            HTTPRefusal(.unusableResponse, reason), HTTPRequestHead(method: "", target: request.target))
-    }
+    return queue(response, closing: closing, on: connection, core: core, target: request.target)
 }
 
 /// Answers `request` with the responder's rendering of `refusal`, closing the connection.

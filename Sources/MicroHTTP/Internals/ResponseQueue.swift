@@ -13,12 +13,11 @@ enum QueueOutcome {
     case failed
 }
 
-/// Queues `response` on the connection; falls back to `unusable`'s answer (a 500, closing the
-/// connection) when the response cannot be sent as given, and to closing the connection when even
-/// that fails.
+/// Queues `response` to the request for `target` on the connection; falls back to the responder's
+/// answer to an `unusableResponse` refusal (a 500, closing the connection) when the response cannot
+/// be sent as given, and to closing the connection when even that fails.
 func queue(
-    _ response: HTTPResponse, closing: Bool, on connection: OpaquePointer, core: ServerCore,
-    unusable: (String) -> HTTPResponse
+    _ response: HTTPResponse, closing: Bool, on connection: OpaquePointer, core: ServerCore, target: String
 ) -> MHD_Result {
     // Once draining, every answer closes its connection: a client's next request then goes to a
     // new connection (and, once quiesced, another instance) instead of one that stopping would cut.
@@ -29,7 +28,8 @@ func queue(
     case .failed:
         return MHD_Result.NO
     case .refused(let reason):
-        let fallback = unusable(reason)
+        let fallback = core.responder.refused(
+            HTTPRefusal(.unusableResponse, reason), HTTPRequestHead(method: "", target: target))
         if case .queued = queueOnce(fallback, closing: true, on: connection, core: core) { return MHD_Result.YES }
         return MHD_Result.NO
     }
