@@ -25,7 +25,6 @@ import importlib.util
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import tempfile
@@ -36,6 +35,8 @@ import httpx
 from httpx_sse import connect_sse
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "IntegrationTests"))
+from harness import Sheetd  # noqa: E402
 SPEC = ROOT / "openapi.yaml"
 COUNTS = [0, 0]
 
@@ -50,20 +51,12 @@ def indented(text: str) -> str:
     return "".join("    " + line + "\n" for line in text.splitlines())
 
 
-def start_sheetd(binary: str) -> tuple[subprocess.Popen, int]:
+def start_sheetd(binary: str) -> Sheetd:
     log = tempfile.NamedTemporaryFile("w+", suffix=".log", delete=False)
-    process = subprocess.Popen([binary, "--host", "127.0.0.1", "--port", "0", "--log-level", "info"],
-                               stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        match = re.search(r"listening on http://127\.0\.0\.1:(\d+)", Path(log.name).read_text())
-        if match:
-            return process, int(match.group(1))
-        if process.poll() is not None:
-            break
-        time.sleep(0.05)
-    process.kill()
-    sys.exit(f"clients-test: sheetd did not start: {Path(log.name).read_text()[-2000:]}")
+    try:
+        return Sheetd(binary, ["--log-level", "info"], log=log.name).start()
+    except RuntimeError as error:
+        sys.exit(f"clients-test: sheetd did not start: {error}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -220,7 +213,8 @@ def main() -> int:
     parser.add_argument("--swift-generator")
     parser.add_argument("--swift-build-log")
     args = parser.parse_args()
-    process, port = start_sheetd(args.sheetd)
+    sheetd = start_sheetd(args.sheetd)
+    port = sheetd.port
     base = f"http://127.0.0.1:{port}"
     try:
         examples = subprocess.run([sys.executable, str(ROOT / "IntegrationTests/openapi_examples.py"), base],
@@ -233,12 +227,7 @@ def main() -> int:
             swift_client(port, args.swift_example, args.swift_generator, args.swift_build_log)
         sse_clients(base)
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            code = process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            code = None
+        code = sheetd.stop(timeout=15)
     check(code == 0, "sheetd exited 0 after SIGTERM", f"exit {code}")
     print(f"clients: {COUNTS[0]} passed, {COUNTS[1]} failed")
     return 1 if COUNTS[1] else 0

@@ -46,11 +46,11 @@ import json
 import os
 import random
 import socket
-import subprocess
 import sys
 import threading
 import time
 
+from harness import Sheetd
 from sse_check import StreamCheck
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -407,38 +407,21 @@ def run_round(port: int, rnd: int, preset: str, figures: dict):
     conn.close()
 
 
-def free_port() -> int:
-    s = socket.socket()
-    s.bind((HOST, 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def main() -> int:
     os.makedirs(OUT, exist_ok=True)
-    port = free_port()
-    log = open(os.path.join(OUT, "sheetd.log"), "wb")
+    log = os.path.join(OUT, "sheetd.log")
+    open(log, "wb").close()
     # The replay of a round carries ~1,000 events: more than the default 16 KiB body limit.
-    proc = subprocess.Popen([BIN, "--port", str(port), "--log-level", "warning", "--max-body", str(1 << 20)],
-                            stdout=log, stderr=subprocess.STDOUT)
+    sheetd = Sheetd(BIN, ["--log-level", "warning", "--max-body", str(1 << 20)], log=log)
     figures = {"events sent": 0, "accepted": 0, "409 clock-backwards": 0, "409 conflict (no drag, hidden)": 0,
                "replayed results compared": 0, "stream events checked": 0, "frames checked": 0,
                "seconds sending": 0.0}
     began = time.monotonic()
     try:
+        sheetd.start()
+        proc, port = sheetd.proc, sheetd.port
         print(f"concurrency-test: sheetd {BIN} on port {port} (pid {proc.pid}), {THREADS} threads × {EVENTS} "
               f"events per round, {ROUNDS} rounds")
-        for _ in range(100):
-            try:
-                c = Conn(port, timeout=1)
-                status, _, _ = c.call("GET", "/readyz")
-                c.close()
-                if status == 200:
-                    break
-            except OSError:
-                pass
-            time.sleep(0.1)
         conn = Conn(port)
         lock_order_probe(conn)
         conn.close()
@@ -447,14 +430,7 @@ def main() -> int:
             run_round(port, rnd, PRESETS[rnd % len(PRESETS)], figures)
         check(proc.poll() is None, "sheetd still running after the rounds")
     finally:
-        if proc.poll() is None:
-            proc.terminate()  # by PID: the process started above
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        log.close()
+        sheetd.stop()
     figures["seconds sending"] = round(figures["seconds sending"], 2)
     rate = figures["events sent"] / figures["seconds sending"] if figures["seconds sending"] else 0
     rows = [(k, f"{v:g}" if isinstance(v, float) else str(v)) for k, v in figures.items()]

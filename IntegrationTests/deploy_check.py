@@ -15,7 +15,6 @@ import argparse
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import tempfile
@@ -24,18 +23,14 @@ import time
 import urllib.parse
 import urllib.request
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import ROOT, Process, RedisServer, Sheetd, free_port  # noqa: E402
+
 DASHBOARD = os.path.join(ROOT, "deploy", "grafana-dashboard.json")
 RULES = os.path.join(ROOT, "deploy", "prometheus-rules.yml")
 JOB = "sheetd"
 # What Grafana puts in place of its variables when the dashboard is shown for this job.
 VARIABLES = {"$job": JOB, "$__rate_interval": "1m", "${datasource}": "prometheus"}
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_for(what, check, seconds=30):
@@ -128,34 +123,23 @@ def main():
     processes = []
     scratch = tempfile.mkdtemp(prefix="deploy-check.")
     try:
-        redis_port = free_port()
-        processes.append(subprocess.Popen(
-            ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        wait_for("redis-server", lambda: socket.create_connection(("127.0.0.1", redis_port), 1).close() or True)
-        log_path = os.path.join(scratch, "sheetd.log")
-        with open(log_path, "wb") as log:
-            processes.append(subprocess.Popen(
-                [args.sheetd, "--port", "0", "--store", f"redis://127.0.0.1:{redis_port}", "--max-sessions", "5000",
-                 "--log-format", "json"], stdout=log, stderr=log))
-        port = None
-
-        def listening():
-            nonlocal port
-            found = re.search(r"listening on http://127\.0\.0\.1:(\d+)", open(log_path).read())
-            port = found and found.group(1)
-            return port
-        wait_for("sheetd", listening)
+        redis = RedisServer()
+        processes.append(redis)
+        redis.start()
+        sheetd = Sheetd(args.sheetd, ["--store", redis.url, "--max-sessions", "5000", "--log-format", "json"],
+                        log=os.path.join(scratch, "sheetd.log"))
+        processes.append(sheetd)
+        port = sheetd.start().port
         prometheus_port = free_port()
         config = os.path.join(scratch, "prometheus.yml")
         with open(config, "w") as f:
             f.write(f"global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files:\n  - {RULES}\n"
                     f"scrape_configs:\n  - job_name: {JOB}\n    static_configs:\n"
                     f"      - targets: ['127.0.0.1:{port}']\n")
-        processes.append(subprocess.Popen(
-            ["prometheus", f"--config.file={config}", f"--storage.tsdb.path={scratch}/data",
-             f"--web.listen-address=127.0.0.1:{prometheus_port}"],
-            stdout=subprocess.DEVNULL, stderr=open(os.path.join(scratch, "prometheus.log"), "wb")))
+        processes.append(Process(
+            "prometheus", ["prometheus", f"--config.file={config}", f"--storage.tsdb.path={scratch}/data",
+                           f"--web.listen-address=127.0.0.1:{prometheus_port}"],
+            stdout=subprocess.DEVNULL, stderr=open(os.path.join(scratch, "prometheus.log"), "wb")).start())
         api = f"http://127.0.0.1:{prometheus_port}/api/v1"
         wait_for("prometheus", lambda: http("GET", f"http://127.0.0.1:{prometheus_port}/-/ready")[0] == 200)
         load(port, args.load_seconds)
@@ -185,11 +169,7 @@ def main():
         sys.exit(1 if failed else 0)
     finally:
         for process in reversed(processes):
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
+            process.stop()
         subprocess.run(["rm", "-rf", scratch])
 
 

@@ -44,6 +44,7 @@ import sys
 import threading
 import time
 
+from harness import Sheetd
 from sse_check import StreamCheck
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -356,30 +357,20 @@ class Driver:
 # --------------------------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    s = socket.socket()
-    s.bind((HOST, 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def main() -> int:
     os.makedirs(OUT, exist_ok=True)
     rng = random.Random(int(os.environ.get("DRAIN_SEED", "7")))
-    port = free_port()
-    log = open(os.path.join(OUT, "sheetd.log"), "wb")
-    proc = subprocess.Popen(
-        [BIN, "--port", str(port), "--drain-grace", str(GRACE), "--log-level", "debug"],
-        stdout=log, stderr=subprocess.STDOUT)
+    log = os.path.join(OUT, "sheetd.log")
+    open(log, "wb").close()
+    sheetd = Sheetd(BIN, ["--drain-grace", str(GRACE), "--log-level", "debug"], log=log)
     figures: list[tuple[str, str]] = []
     try:
-        return run(proc, port, rng, figures)
+        sheetd.start()
+        return run(sheetd.proc, sheetd.port, rng, figures)
     finally:
-        if proc.poll() is None:
-            proc.kill()  # by PID: the Popen handle of the process started above
-            proc.wait()
-        log.close()
+        if sheetd.alive():
+            sheetd.proc.kill()  # by PID: the Popen handle of the process started above
+            sheetd.proc.wait()
 
 
 def run(proc: subprocess.Popen, port: int, rng: random.Random, figures: list[tuple[str, str]]) -> int:

@@ -1,0 +1,297 @@
+#!/usr/bin/env python3
+"""Starting and stopping what the integration tests run against: sheetd and redis-server, on loopback.
+
+Every check that starts a sheetd does it here, the one way: a port (port 0, the bound port read from
+sheetd's "listening on" log line, when the log is a file and sheetd logs at info or below; otherwise a
+free port drawn by binding port 0), the process started with the caller's flags and environment,
+readiness (GET /readyz answers 200, or the process exits: a failure), and a stop by PID (SIGTERM, then
+SIGKILL after the timeout) that returns the exit status. Standard library only.
+
+As a module (the checks in this folder):
+
+    with Sheetd(flags=["--log-level", "warning"]) as sheetd:   # SHEETD_BIN or .build/debug/sheetd
+        talk_to(sheetd.port)
+    status = sheetd.status                                     # its exit status after the SIGTERM
+
+From a shell (the bash checks), around one command:
+
+    IntegrationTests/harness.py sheetd [--name CHECK] [--bin B] [--log FILE] [--flags "…"] \\
+        [--exit-status FILE] [--stop-timeout S] COMMAND…
+
+starts sheetd, runs COMMAND with SHEETD_PORT, SHEETD_URL (http://127.0.0.1:PORT/), SHEETD_PID and
+SHEETD_LOG in its environment and `{port}`, `{url}` and `{pid}` in its arguments replaced, then stops
+sheetd by PID and writes its exit status to --exit-status (a number, `timeout`, or `died N` when it had
+exited before COMMAND ended; anything but 0 is also said on stderr, prefixed with --name); exits with
+COMMAND's status. `harness.py free-ports N` prints N distinct
+free loopback ports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import os
+import re
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import time
+from typing import Callable, Sequence
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HOST = "127.0.0.1"
+# sheetd's info line that names the bound port (Sources/sheetd/Sheetd.swift).
+LISTENING = re.compile(r"listening on http://127\.0\.0\.1:(\d+)")
+# Log levels at which sheetd prints that line.
+PRINTS_PORT = {"trace", "debug", "info"}
+
+
+def free_ports(count: int, host: str = HOST) -> list[int]:
+    """`count` distinct free ports: all bound at once (so that they differ), then released."""
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for s in sockets:
+            s.bind((host, 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
+
+
+def free_port(host: str = HOST) -> int:
+    return free_ports(1, host)[0]
+
+
+def default_binary(config: str = "debug") -> str:
+    """$SHEETD_BIN, else the build's sheetd (.build/debug or .build/release)."""
+    return os.environ.get("SHEETD_BIN") or os.path.join(ROOT, ".build", config, "sheetd")
+
+
+def wait_until(what: str, ready: Callable[[], bool], seconds: float = 10, interval: float = 0.05,
+               alive: Callable[[], bool] = lambda: True) -> None:
+    """Polls `ready` (an OSError counts as not yet) until it holds; raises when `alive` fails or time is up."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if ready():
+                return
+        except OSError:
+            pass
+        if not alive():
+            raise RuntimeError(f"{what} exited before it was ready")
+        time.sleep(interval)
+    raise RuntimeError(f"{what} was not ready within {seconds:g} s")
+
+
+def answers(port: int, path: str = "/readyz", host: str = HOST) -> bool:
+    """GET `path` on a new connection answers 200."""
+    conn = http.client.HTTPConnection(host, port, timeout=1)
+    try:
+        conn.request("GET", path)
+        response = conn.getresponse()
+        response.read()
+        return response.status == 200
+    finally:
+        conn.close()
+
+
+class Process:
+    """A child process stopped by its PID: SIGTERM, then SIGKILL after `timeout` seconds. `command` and
+    `popen` (subprocess.Popen's keywords) say how to start it; Sheetd and RedisServer know their own."""
+
+    def __init__(self, name: str, command: Sequence[str] = (), **popen) -> None:
+        self.name = name
+        self.command = list(command)
+        self.popen = popen
+        self.proc: subprocess.Popen | None = None
+        self.status: int | str | None = None
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self, timeout: float = 10) -> int | str:
+        """The exit status after SIGTERM, or "timeout" when it had to be killed."""
+        if self.proc is None:
+            return "not started"
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.status = self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+                self.status = "timeout"
+        elif self.status is None:
+            self.status = self.proc.returncode
+        return self.status
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def start(self):
+        self.proc = subprocess.Popen(self.command, stdin=subprocess.DEVNULL, **self.popen)
+        return self
+
+
+class Sheetd(Process):
+    """One sheetd on loopback. `port=None`: port 0 read back from the log when sheetd prints it there,
+    else a free port; `log`: a path (appended to), None (inherit this process's output) or a file object."""
+
+    def __init__(self, binary: str | None = None, flags: Sequence[str] = (), port: int | None = None,
+                 log=None, env: dict[str, str] | None = None, ready_seconds: float = 30) -> None:
+        super().__init__("sheetd")
+        self.binary = binary or default_binary()
+        self.flags = list(flags)
+        self.port = port
+        self.log = log
+        self.env = env
+        self.ready_seconds = ready_seconds
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.port}/"
+
+    def _log_level(self) -> str:
+        for i, flag in enumerate(self.flags):
+            if flag == "--log-level" and i + 1 < len(self.flags):
+                return self.flags[i + 1]
+            if flag.startswith("--log-level="):
+                return flag.split("=", 1)[1]
+        return os.environ.get("SHEETD_LOG_LEVEL", "info")
+
+    def start(self) -> "Sheetd":
+        log_path = self.log if isinstance(self.log, str) else None
+        read_port = self.port is None and log_path is not None and self._log_level() in PRINTS_PORT
+        if self.port is None and not read_port:
+            self.port = free_port()
+        command = [self.binary] + self.flags
+        if "--host" not in self.flags:
+            command += ["--host", HOST]
+        if "--port" not in self.flags:
+            command += ["--port", "0" if read_port else str(self.port)]
+        env = None if self.env is None else {**os.environ, **self.env}
+        if log_path is not None:
+            with open(log_path, "ab") as out:
+                offset = out.tell()
+                self.proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
+                                             stdin=subprocess.DEVNULL, env=env)
+        else:
+            out = self.log if self.log is not None else None
+            self.proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT if out else None,
+                                         stdin=subprocess.DEVNULL, env=env)
+        try:
+            if read_port:
+                def bound() -> bool:
+                    with open(log_path, "rb") as f:
+                        f.seek(offset)
+                        found = LISTENING.search(f.read().decode(errors="replace"))
+                    self.port = int(found.group(1)) if found else None
+                    return self.port is not None
+                wait_until("sheetd", bound, self.ready_seconds, alive=self.alive)
+            wait_until("sheetd", lambda: answers(self.port), self.ready_seconds, alive=self.alive)
+        except RuntimeError as error:
+            self.stop()
+            tail = ""
+            if log_path is not None:
+                with open(log_path, "rb") as f:
+                    tail = f.read()[-2000:].decode(errors="replace")
+            raise RuntimeError(f"{error}: {' '.join(command)}\n{tail}") from None
+        return self
+
+
+class RedisServer(Process):
+    """A redis-server on a free loopback port, nothing saved to disk."""
+
+    def __init__(self, port: int | None = None, log=subprocess.DEVNULL, extra: Sequence[str] = ()) -> None:
+        super().__init__("redis-server")
+        self.port = port or free_port()
+        self.log = log
+        self.extra = list(extra)
+
+    @property
+    def url(self) -> str:
+        return f"redis://{HOST}:{self.port}"
+
+    def start(self) -> "RedisServer":
+        self.proc = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", HOST, "--save", "", "--appendonly", "no"]
+            + self.extra, stdout=self.log, stderr=self.log, stdin=subprocess.DEVNULL)
+        wait_until("redis-server", lambda: socket.create_connection((HOST, self.port), 1).close() or True,
+                   30, alive=self.alive)
+        return self
+
+
+# --------------------------------------------------------------------------------------------
+# The command line, for the bash checks.
+
+
+def run_with_sheetd(args: argparse.Namespace) -> int:
+    if not args.command:
+        sys.exit("harness: sheetd: no command to run")
+    sheetd = Sheetd(args.bin, shlex.split(args.flags), log=args.log)
+    try:
+        sheetd.start()
+    except RuntimeError as error:
+        sys.exit(f"{args.name}: {error}")
+    env = {**os.environ, "SHEETD_PORT": str(sheetd.port), "SHEETD_URL": sheetd.url,
+           "SHEETD_PID": str(sheetd.pid), "SHEETD_LOG": args.log or ""}
+    fill = {"{port}": str(sheetd.port), "{url}": sheetd.url.rstrip("/"), "{pid}": str(sheetd.pid)}
+    command = []
+    for word in args.command:
+        for key, value in fill.items():
+            word = word.replace(key, value)
+        command.append(word)
+    # SIGINT/SIGTERM to this process: pass on to the command, then stop sheetd as usual.
+    child = subprocess.Popen(command, env=env)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda s, _f: child.send_signal(s))
+    rc = child.wait()
+    died = not sheetd.alive()
+    status = sheetd.stop(args.stop_timeout)
+    if died:
+        print(f"{args.name}: sheetd died during the run; its log:", file=sys.stderr)
+        if args.log:
+            with open(args.log, "rb") as f:
+                sys.stderr.write("".join(f.read().decode(errors="replace").splitlines(True)[-30:]))
+    elif status == "timeout":
+        print(f"{args.name}: sheetd did not exit within {args.stop_timeout:g} s of SIGTERM", file=sys.stderr)
+    elif status != 0:
+        print(f"{args.name}: sheetd exited with status {status} after SIGTERM", file=sys.stderr)
+    if args.exit_status:
+        with open(args.exit_status, "w") as f:
+            f.write(f"{'died ' if died else ''}{status}\n")
+    return rc
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="what", required=True)
+    run = sub.add_parser("sheetd", help="run a command against a sheetd started (and stopped) here")
+    run.add_argument("--bin", default=None, help="the sheetd binary (default: $SHEETD_BIN or .build/debug/sheetd)")
+    run.add_argument("--log", default=None, help="sheetd's output, appended (default: this process's)")
+    run.add_argument("--flags", default="", help="sheetd's flags, one string (shell words)")
+    run.add_argument("--exit-status", default=None, help="file for sheetd's exit status after SIGTERM")
+    run.add_argument("--stop-timeout", type=float, default=10, help="seconds from SIGTERM to SIGKILL")
+    run.add_argument("--name", default="harness", help="the check's name, for its messages")
+    run.add_argument("command", nargs=argparse.REMAINDER)
+    ports = sub.add_parser("free-ports", help="print N distinct free loopback ports")
+    ports.add_argument("count", type=int)
+    args = parser.parse_args(argv)
+    if args.what == "free-ports":
+        print(" ".join(str(p) for p in free_ports(args.count)))
+        return 0
+    return run_with_sheetd(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
