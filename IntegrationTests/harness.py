@@ -170,43 +170,54 @@ class Sheetd(Process):
         return os.environ.get("SHEETD_LOG_LEVEL", "info")
 
     def start(self) -> "Sheetd":
-        log_path = self.log if isinstance(self.log, str) else None
-        read_port = self.port is None and log_path is not None and self._log_level() in PRINTS_PORT
-        if self.port is None and not read_port:
+        """Launches sheetd and waits until it is ready; stops it and raises RuntimeError if it is not."""
+        self.launch()
+        self.wait_ready()
+        return self
+
+    def launch(self) -> "Sheetd":
+        """Starts the process only (wait_ready waits for it)."""
+        self._log_path = self.log if isinstance(self.log, str) else None
+        self._read_port = self.port is None and self._log_path is not None and self._log_level() in PRINTS_PORT
+        if self.port is None and not self._read_port:
             self.port = free_port()
         command = [self.binary] + self.flags
         if "--host" not in self.flags:
             command += ["--host", HOST]
         if "--port" not in self.flags:
-            command += ["--port", "0" if read_port else str(self.port)]
+            command += ["--port", "0" if self._read_port else str(self.port)]
+        self.command = command
         env = None if self.env is None else {**os.environ, **self.env}
-        if log_path is not None:
-            with open(log_path, "ab") as out:
-                offset = out.tell()
+        if self._log_path is not None:
+            with open(self._log_path, "ab") as out:
+                self._offset = out.tell()
                 self.proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
                                              stdin=subprocess.DEVNULL, env=env)
         else:
-            out = self.log if self.log is not None else None
+            out = self.log
             self.proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT if out else None,
                                          stdin=subprocess.DEVNULL, env=env)
+        return self
+
+    def wait_ready(self, seconds: float | None = None) -> None:
+        seconds = self.ready_seconds if seconds is None else seconds
         try:
-            if read_port:
+            if self._read_port:
                 def bound() -> bool:
-                    with open(log_path, "rb") as f:
-                        f.seek(offset)
+                    with open(self._log_path, "rb") as f:
+                        f.seek(self._offset)
                         found = LISTENING.search(f.read().decode(errors="replace"))
                     self.port = int(found.group(1)) if found else None
                     return self.port is not None
-                wait_until("sheetd", bound, self.ready_seconds, alive=self.alive)
-            wait_until("sheetd", lambda: answers(self.port), self.ready_seconds, alive=self.alive)
+                wait_until("sheetd", bound, seconds, alive=self.alive)
+            wait_until("sheetd", lambda: answers(self.port), seconds, interval=0.02, alive=self.alive)
         except RuntimeError as error:
             self.stop()
             tail = ""
-            if log_path is not None:
-                with open(log_path, "rb") as f:
+            if self._log_path is not None:
+                with open(self._log_path, "rb") as f:
                     tail = f.read()[-2000:].decode(errors="replace")
-            raise RuntimeError(f"{error}: {' '.join(command)}\n{tail}") from None
-        return self
+            raise RuntimeError(f"{error}: {' '.join(self.command)}\n{tail}") from None
 
 
 class RedisServer(Process):

@@ -50,14 +50,13 @@ import math
 import os
 import random
 import re
-import signal
 import socket
-import subprocess
 import sys
 import threading
 import time
 import uuid
 
+from harness import Sheetd
 from sse_check import parse_fields, take_events
 
 P = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -123,46 +122,31 @@ REC = Record()
 
 class Instance:
     def __init__(self, n, port):
-        self.n, self.port, self.proc = n, port, None
+        self.n, self.port, self.sheetd = n, port, None
+
+    @property
+    def proc(self):
+        return self.sheetd.proc if self.sheetd else None
 
     def start(self):
-        cmd = [ARGS.bin, "--host", HOST, "--port", str(self.port), "--log-level", "info",
-               "--drain-grace", str(ARGS.drain_grace)]
+        flags = ["--host", HOST, "--log-level", "info", "--drain-grace", str(ARGS.drain_grace)]
         if ARGS.store:
-            cmd += ["--store", ARGS.store]
-        log = open(os.path.join(ARGS.out, f"sheetd-{self.n}.log"), "a")
-        log.write(f"---- started at t={now():.3f}: {' '.join(cmd)}\n")
-        log.flush()
-        self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        log.close()
+            flags += ["--store", ARGS.store]
+        path = os.path.join(ARGS.out, f"sheetd-{self.n}.log")
+        with open(path, "a") as log:
+            log.write(f"---- started at t={now():.3f}: {' '.join([ARGS.bin] + flags)} --port {self.port}\n")
+        self.sheetd = Sheetd(ARGS.bin, flags, port=self.port, log=path).launch()
         write_pids()
 
     def ready(self, timeout=15.0):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                return False
-            try:
-                c = http.client.HTTPConnection(HOST, self.port, timeout=1)
-                c.request("GET", "/readyz")
-                r = c.getresponse()
-                r.read()
-                c.close()
-                if r.status == 200:
-                    return True
-            except OSError:
-                pass
-            time.sleep(0.02)
-        return False
+        try:
+            self.sheetd.wait_ready(timeout)
+            return True
+        except RuntimeError:
+            return False
 
     def stop(self, timeout):
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-            return "timeout"
+        return self.sheetd.stop(timeout)
 
 
 INSTANCES = [Instance(n, p) for n, p in enumerate(PORTS)]
