@@ -17,7 +17,7 @@ Starts sheetd (SHEETD_BIN) on a free loopback port. For every round (one preset 
    go to `POST /simulate` with the same configuration, and:
    - every result of the replay equals, member for member, the answer sheetd gave to that event;
    - the animation ids of the accepted events count 1, 2, 3… in time order (applied in that order);
-   - `GET /sessions/{id}` (a client-clock session is sampled at its last event's time: API.md,
+   - `GET /sessions/{id}` (a client-clock session is sampled at its last event's time: docs/HTTP.md,
      SheetResponder.sessionTime) equals the last accepted answer and the replay's last result
      (state, detent, constant, dimmerAlpha, progress, time) and its running animation is the
      replay's last animation (or none when the replay says the card is no longer animating).

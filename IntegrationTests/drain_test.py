@@ -1,4 +1,4 @@
-"""Graceful drain under load: the proof behind API.md's SIGTERM paragraph.
+"""Graceful drain under load: the proof behind docs/HTTP.md's SIGTERM paragraph.
 
 Starts sheetd (SHEETD_BIN) with `--drain-grace` on a free loopback port, creates sessions, opens
 200 Server-Sent-Event streams (`GET /sessions/{id}/frames`, raw non-blocking sockets on one

@@ -141,8 +141,8 @@ CASES = [
     Case("RL-08", "RFC 9110 §15.6.2: unknown method → 405/501",
          b"BREW /healthz HTTP/1.1\r\nHost: h\r\n\r\n", s(405, 501), body=PROBLEM,
          check=lambda r: allow_header(r[0])),
-    # API.md (405 with Allow): a method the route does not take never changes the session.
-    Case("RL-09", "API.md 405: PATCH on a session → 405 + Allow, session unchanged",
+    # docs/HTTP.md (405 with Allow): a method the route does not take never changes the session.
+    Case("RL-09", "docs/HTTP.md 405: PATCH on a session → 405 + Allow, session unchanged",
          b"PATCH /sessions/" + VICTIM + b" HTTP/1.1\r\nHost: h\r\n" + JSON_CT + cl(20) + b"\r\n"
          + b'{"preset":"twitter"}', s(405, 501), body=PROBLEM, victim=True,
          check=lambda r: allow_header(r[0])),
@@ -197,11 +197,11 @@ CASES = [
     Case("HD-05", "RFC 9112 §5: header line without a colon → 400",
          b"GET /healthz HTTP/1.1\r\nHost: h\r\nNoColonHere\r\n\r\n", s(400), close=True, body=MHD),
     # RFC 9112 §5.1: "A server MUST reject ... whitespace between a header field name and colon
-    # with 400"; API.md: whitespace in a header name → 400 and the connection is closed.
-    Case("HD-06", "RFC 9112 §5.1, API.md: space before the colon → 400 + close",
+    # with 400"; docs/HTTP.md: whitespace in a header name → 400 and the connection is closed.
+    Case("HD-06", "RFC 9112 §5.1, docs/HTTP.md: space before the colon → 400 + close",
          POST_SESSIONS + b"Content-Length : %d\r\n\r\n" % len(INNER) + INNER, s(400), close=True,
          body=PROBLEM, smuggle=True),
-    Case("HD-07", "RFC 9112 §5.1, API.md: HTAB before the colon of Transfer-Encoding → 400 + close",
+    Case("HD-07", "RFC 9112 §5.1, docs/HTTP.md: HTAB before the colon of Transfer-Encoding → 400 + close",
          POST_SESSIONS + cl(len(chunked(INNER))) + b"Transfer-Encoding\t: chunked\r\n\r\n"
          + chunked(INNER), s(400), close=True, body=PROBLEM, smuggle=True),
     # RFC 9112 §2.2: whitespace between the start line and the first field line: reject, or
@@ -234,26 +234,26 @@ CASES = [
     # lacks a Host header field".
     Case("HO-01", "RFC 9112 §3.2: HTTP/1.1 request without Host → 400",
          b"GET /healthz HTTP/1.1\r\n\r\n", s(400), body=ANY),
-    # RFC 9112 §3.2, API.md: duplicate Host → 400 and close; the pipelined pair is never served.
-    Case("HO-02", "RFC 9112 §3.2, API.md: two Host fields → 400 + close",
+    # RFC 9112 §3.2, docs/HTTP.md: duplicate Host → 400 and close; the pipelined pair is never served.
+    Case("HO-02", "RFC 9112 §3.2, docs/HTTP.md: two Host fields → 400 + close",
          b"GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n" + INNER, s(400), close=True,
          body=PROBLEM, smuggle=True),
     # Control, RFC 9112 §9.3: HTTP/1.0 needs no Host, and without keep-alive the server closes.
     Case("HO-03", "RFC 9112 §9.3: HTTP/1.0 without Host → 200, then close",
          b"GET /healthz HTTP/1.0\r\n\r\n", s(200), close=True),
-    # --- Message framing and smuggling (RFC 9112 §6, API.md "Behaviour users rely on") ----------
-    # RFC 9112 §6.3 ¶3: CL with TE is a smuggling attempt; API.md: 400 and close.
-    Case("SM-01", "RFC 9112 §6.3, API.md: Content-Length + Transfer-Encoding (CL.TE) → 400 + close",
+    # --- Message framing and smuggling (RFC 9112 §6, docs/HTTP.md "Behaviour users rely on") ----------
+    # RFC 9112 §6.3 ¶3: CL with TE is a smuggling attempt; docs/HTTP.md: 400 and close.
+    Case("SM-01", "RFC 9112 §6.3, docs/HTTP.md: Content-Length + Transfer-Encoding (CL.TE) → 400 + close",
          POST_SESSIONS + cl(5) + b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + INNER, s(400),
          close=True, body=PROBLEM, smuggle=True),
-    Case("SM-02", "RFC 9112 §6.3, API.md: Transfer-Encoding + Content-Length (TE.CL) → 400 + close",
+    Case("SM-02", "RFC 9112 §6.3, docs/HTTP.md: Transfer-Encoding + Content-Length (TE.CL) → 400 + close",
          POST_SESSIONS + b"Transfer-Encoding: chunked\r\n" + cl(4) + b"\r\n" + chunked(INNER), s(400),
          close=True, body=PROBLEM, smuggle=True),
-    # RFC 9112 §6.1: an unknown transfer coding → 501; API.md: 501 and close.
-    Case("SM-03", "RFC 9112 §6.1, API.md: Transfer-Encoding: gzip → 501 + close",
+    # RFC 9112 §6.1: an unknown transfer coding → 501; docs/HTTP.md: 501 and close.
+    Case("SM-03", "RFC 9112 §6.1, docs/HTTP.md: Transfer-Encoding: gzip → 501 + close",
          POST_SESSIONS + b"Transfer-Encoding: gzip\r\n\r\n" + INNER, s(501), close=True, body=PROBLEM,
          smuggle=True),
-    Case("SM-04", "RFC 9112 §6.1, API.md: Transfer-Encoding: gzip, chunked → 501 + close",
+    Case("SM-04", "RFC 9112 §6.1, docs/HTTP.md: Transfer-Encoding: gzip, chunked → 501 + close",
          POST_SESSIONS + b"Transfer-Encoding: gzip, chunked\r\n\r\n" + chunked(INNER), s(400, 501),
          close=True, body=PROBLEM, smuggle=True),
     # RFC 9112 §6.1: chunked MUST NOT be applied more than once.
@@ -263,20 +263,20 @@ CASES = [
     Case("SM-06", "RFC 9112 §6.1: two Transfer-Encoding: chunked lines → refused + close",
          POST_SESSIONS + b"Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n"
          + chunked(INNER), s(400, 411, 501), close=True, body=PROBLEM, smuggle=True),
-    Case("SM-07", "RFC 9112 §6.1, API.md: Transfer-Encoding: identity + Content-Length → refused + close",
+    Case("SM-07", "RFC 9112 §6.1, docs/HTTP.md: Transfer-Encoding: identity + Content-Length → refused + close",
          POST_SESSIONS + b"Transfer-Encoding: identity\r\n" + cl(len(INNER)) + b"\r\n" + INNER,
          s(400, 501), close=True, body=PROBLEM, smuggle=True),
-    # RFC 9112 §6.3 ¶5, API.md: duplicate Content-Length → 400 and close.
-    Case("SM-08", "RFC 9112 §6.3, API.md: two equal Content-Length → 400 + close",
+    # RFC 9112 §6.3 ¶5, docs/HTTP.md: duplicate Content-Length → 400 and close.
+    Case("SM-08", "RFC 9112 §6.3, docs/HTTP.md: two equal Content-Length → 400 + close",
          POST_SESSIONS + cl(2) + cl(2) + b"\r\n{}" + INNER, s(400), close=True, body=PROBLEM,
          smuggle=True),
-    Case("SM-09", "RFC 9112 §6.3, API.md: two different Content-Length → 400 + close",
+    Case("SM-09", "RFC 9112 §6.3, docs/HTTP.md: two different Content-Length → 400 + close",
          POST_SESSIONS + cl(2) + cl(2 + len(INNER)) + b"\r\n{}" + INNER, s(400), close=True,
          body=PROBLEM, smuggle=True),
-    Case("SM-10", "RFC 9112 §6.3, API.md: two Content-Length split by a bare LF → 400 + close",
+    Case("SM-10", "RFC 9112 §6.3, docs/HTTP.md: two Content-Length split by a bare LF → 400 + close",
          POST_SESSIONS + b"Content-Length: 2\nContent-Length: %d\r\n\r\n{}" % (2 + len(INNER)) + INNER,
          s(400), close=True, body=ANY, smuggle=True),
-    Case("SM-11", "RFC 9112 §6.3, API.md: Content-Length: 2, 2 (a list) → 400 + close",
+    Case("SM-11", "RFC 9112 §6.3, docs/HTTP.md: Content-Length: 2, 2 (a list) → 400 + close",
          POST_SESSIONS + b"Content-Length: 2, 2\r\n\r\n{}" + INNER, s(400), close=True, body=MHD,
          smuggle=True),
     # RFC 9110 §8.6: Content-Length = 1*DIGIT; anything else is invalid (RFC 9112 §6.3 ¶5: 400).
@@ -298,27 +298,27 @@ CASES = [
     # Control, RFC 9110 §8.6: leading zeros are still 1*DIGIT.
     Case("SM-17", "RFC 9110 §8.6: Content-Length: 002 is valid → 201",
          POST_SESSIONS + b"Content-Length: 002\r\n\r\n{}", s(201), close=False),
-    # --- Body limits and media types (API.md "Errors") ---------------------------------------
-    # API.md 411: a chunked body is refused, answered from the headers alone.
-    Case("BL-01", "API.md 411: chunked body refused before it is sent, + close",
+    # --- Body limits and media types (docs/HTTP.md "Errors") ---------------------------------------
+    # docs/HTTP.md 411: a chunked body is refused, answered from the headers alone.
+    Case("BL-01", "docs/HTTP.md 411: chunked body refused before it is sent, + close",
          [POST_SESSIONS + b"Transfer-Encoding: chunked\r\n\r\n", Await(1), chunked(INNER)], s(411),
          close=True, body=PROBLEM, smuggle=True),
-    Case("BL-02", "API.md 411: chunked body with a request in its chunk data → 411 + close",
+    Case("BL-02", "docs/HTTP.md 411: chunked body with a request in its chunk data → 411 + close",
          POST_SESSIONS + b"Transfer-Encoding: chunked\r\n\r\n" + chunked(INNER), s(411), close=True,
          body=PROBLEM, smuggle=True),
-    # API.md 413: "answered before the body is read": the answer comes with only the headers sent,
+    # docs/HTTP.md 413: "answered before the body is read": the answer comes with only the headers sent,
     # and what follows (a request pair) is never read as requests.
-    Case("BL-03", "API.md 413: Content-Length 20000 answered before the body is sent, + close",
+    Case("BL-03", "docs/HTTP.md 413: Content-Length 20000 answered before the body is sent, + close",
          [POST_SESSIONS + cl(20000) + b"\r\n", Await(1), INNER + b" " * (20000 - len(INNER))], s(413),
          close=True, body=PROBLEM, smuggle=True),
     # Control: a body of exactly the limit is accepted.
-    Case("BL-04", "API.md 413: a body of exactly 16 KiB is accepted → 201",
+    Case("BL-04", "docs/HTTP.md 413: a body of exactly 16 KiB is accepted → 201",
          POST_SESSIONS + cl(MAX_BODY) + b"\r\n" + b"{" + b" " * (MAX_BODY - 2) + b"}", s(201), close=False),
-    Case("BL-05", "API.md 413: one byte over the limit, sent at once → 413 + close",
+    Case("BL-05", "docs/HTTP.md 413: one byte over the limit, sent at once → 413 + close",
          POST_SESSIONS + cl(MAX_BODY + 1) + b"\r\n" + b"{" + b" " * (MAX_BODY - 1) + b"}", s(413),
          close=True, body=PROBLEM),
-    # API.md 415: another declared media type; the body is not a request.
-    Case("BL-06", "API.md 415: Content-Type text/plain → 415",
+    # docs/HTTP.md 415: another declared media type; the body is not a request.
+    Case("BL-06", "docs/HTTP.md 415: Content-Type text/plain → 415",
          b"POST /sessions HTTP/1.1\r\nHost: h\r\nContent-Type: text/plain\r\n" + cl(len(INNER)) + b"\r\n"
          + INNER, s(415), body=PROBLEM, smuggle=True),
     # RFC 9112 §6.3: a Content-Length body is read in full even when the route is unknown, and
@@ -333,7 +333,7 @@ CASES = [
     Case("EX-01", "RFC 9110 §10.1.1: Expect: 100-continue → 100 Continue, then 201",
          [POST_SESSIONS + cl(2) + b"Expect: 100-continue\r\n\r\n", Await(1), b"{}"], s(201), interim=[100],
          close=False),
-    Case("EX-02", "RFC 9110 §10.1.1, API.md 413: over-limit with Expect → 413, no 100, + close",
+    Case("EX-02", "RFC 9110 §10.1.1, docs/HTTP.md 413: over-limit with Expect → 413, no 100, + close",
          [POST_SESSIONS + cl(20000) + b"Expect: 100-continue\r\n\r\n", Await(1), INNER], s(413), interim=[],
          close=True, body=PROBLEM, smuggle=True),
     Case("EX-03", "RFC 9110 §10.1.1: no 100 Continue to an HTTP/1.0 client",
@@ -358,12 +358,12 @@ CASES = [
          b"GET /healthz HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n", s(200), close=True),
     Case("PL-06", "RFC 9112 §9.3: HTTP/1.0 with Connection: keep-alive stays open",
          b"GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", s(200), close=False),
-    # --- Path segments after percent-decoding (API.md: "%2F never reaches another session") -----
-    Case("PC-01", "API.md ids: %2F.. after the id → 400, victim unchanged",
+    # --- Path segments after percent-decoding (docs/HTTP.md: "%2F never reaches another session") -----
+    Case("PC-01", "docs/HTTP.md ids: %2F.. after the id → 400, victim unchanged",
          b"DELETE /sessions/" + VICTIM + b"%2F.. HTTP/1.1\r\nHost: h\r\n\r\n", s(400), body=PROBLEM, victim=True),
     Case("PC-02", "RFC 3986 §6.2.2.2: %2e%2e is the id \"..\", not a dot-segment",
          b"DELETE /sessions/%2e%2e HTTP/1.1\r\nHost: h\r\n\r\n", s(400, 404), body=PROBLEM, victim=True),
-    Case("PC-03", "API.md ids: %00 after the id → 400",
+    Case("PC-03", "docs/HTTP.md ids: %00 after the id → 400",
          b"DELETE /sessions/" + VICTIM + b"%00 HTTP/1.1\r\nHost: h\r\n\r\n", s(400), body=PROBLEM, victim=True),
     Case("PC-04", "RFC 3986 §2.4: double encoding %252F is decoded once → 400",
          b"DELETE /sessions/" + VICTIM + b"%252F HTTP/1.1\r\nHost: h\r\n\r\n", s(400), body=PROBLEM,
@@ -373,21 +373,21 @@ CASES = [
          s(400), body=PROBLEM, victim=True),
     Case("PC-06", "RFC 3986 §2.1: invalid escape %zz → 400",
          b"DELETE /sessions/" + VICTIM + b"%zz HTTP/1.1\r\nHost: h\r\n\r\n", s(400), body=PROBLEM, victim=True),
-    Case("PC-07", "API.md routes: trailing slash is another path → 404",
+    Case("PC-07", "docs/HTTP.md routes: trailing slash is another path → 404",
          b"DELETE /sessions/" + VICTIM + b"/ HTTP/1.1\r\nHost: h\r\n\r\n", s(400, 404), body=PROBLEM,
          victim=True),
-    Case("PC-08", "API.md routes: extra segment after an action → 404",
+    Case("PC-08", "docs/HTTP.md routes: extra segment after an action → 404",
          b"POST /sessions/" + VICTIM + b"/show/extra HTTP/1.1\r\nHost: h\r\n" + JSON_CT + cl(2) + b"\r\n{}",
          s(400, 404), body=PROBLEM, victim=True),
-    Case("PC-09", "API.md: x%2F..%2F<id> never reaches the session",
+    Case("PC-09", "docs/HTTP.md: x%2F..%2F<id> never reaches the session",
          b"PUT /sessions/x%2F..%2F" + VICTIM + b" HTTP/1.1\r\nHost: h\r\n" + JSON_CT + cl(20) + b"\r\n"
          + b'{"preset":"twitter"}', s(400), body=PROBLEM, victim=True),
-    Case("PC-10", "API.md: <id>%2Fshow is one segment, not the show action",
+    Case("PC-10", "docs/HTTP.md: <id>%2Fshow is one segment, not the show action",
          b"POST /sessions/" + VICTIM + b"%2Fshow HTTP/1.1\r\nHost: h\r\n" + JSON_CT + cl(21) + b"\r\n"
          + b'{"detent":"expanded"}', s(400), body=PROBLEM, victim=True),
     Case("PC-11", "RFC 3986 §3.4: %3F is part of the segment, not a query → 400",
          b"DELETE /sessions/" + VICTIM + b"%3F HTTP/1.1\r\nHost: h\r\n\r\n", s(400), body=PROBLEM, victim=True),
-    Case("PC-12", "API.md ids: encoded backslash %5C.. → 400",
+    Case("PC-12", "docs/HTTP.md ids: encoded backslash %5C.. → 400",
          b"DELETE /sessions/" + VICTIM + b"%5C.. HTTP/1.1\r\nHost: h\r\n\r\n", s(400), body=PROBLEM, victim=True),
 ]
 
@@ -815,7 +815,7 @@ def main():
     began = time.monotonic()
     env = Env(args.port)
 
-    # The victim: a session made as API.md shows; percent tricks must never reach it.
+    # The victim: a session made as docs/HTTP.md shows; percent tricks must never reach it.
     resp = request(args.port, POST_SESSIONS + cl(len(CREATE_BODY)) + b"\r\n" + CREATE_BODY)
     if resp is None or resp.status != 201 or not (resp.header("location") or "").startswith("/sessions/"):
         print("protocol-test: could not create the victim session: %s" % (resp and resp.status))
@@ -850,8 +850,8 @@ def main():
 
     # The two closing checks, counted as cases.
     final = [
-        ("ZZ-01", "API.md: the victim session exists and is unchanged at the end", "GET /sessions/<victim>"),
-        ("ZZ-02", "API.md: zero smuggled requests reach the router", "GET /metrics, the canaries"),
+        ("ZZ-01", "docs/HTTP.md: the victim session exists and is unchanged at the end", "GET /sessions/<victim>"),
+        ("ZZ-02", "docs/HTTP.md: zero smuggled requests reach the router", "GET /metrics, the canaries"),
     ]
     resp = env.session(env.victim)
     victim_ok = resp is not None and resp.status == 200 and stable(resp) == env.victim_snapshot

@@ -1,4 +1,4 @@
-"""Schemathesis hooks for IntegrationTests/schemathesis: three built-in checks narrowed where API.md makes them wrong.
+"""Schemathesis hooks for IntegrationTests/schemathesis: three built-in checks narrowed where docs/HTTP.md makes them wrong.
 
 - `response_schema_conformance` reads a `text/event-stream` body as events and an `application/yaml`
   body as the document it parses to, and validates those against the media type's `schema` (the
@@ -8,15 +8,15 @@
   check for every other body and checks those two by their own rules: every event block has one
   line of JSON `data`, a known `event` and its id form; the YAML is an OpenAPI document.
 
-Every other check runs as shipped. Each narrowing below names the rule of API.md (the contract,
-shared/API.md) that the built-in check cannot know; anything outside those rules still fails the run.
+Every other check runs as shipped. Each narrowing below names the rule of docs/HTTP.md (the contract,
+docs/HTTP.md) that the built-in check cannot know; anything outside those rules still fails the run.
 
-- `use_after_free` flags any 2xx on a deleted session's path, CORS preflights included. API.md:
+- `use_after_free` flags any 2xx on a deleted session's path, CORS preflights included. docs/HTTP.md:
   "preflight OPTIONS answered for every route" - a preflight never reads the session, so
   `OPTIONS /sessions/{id}` answering 204 after the DELETE is the contract, not a use after free.
   `use_after_free_except_preflight` runs the built-in check for every other method.
 
-- `positive_data_acceptance` expects every schema-valid request to be accepted. Some of API.md's 400s
+- `positive_data_acceptance` expects every schema-valid request to be accepted. Some of docs/HTTP.md's 400s
   depend on things no request schema can express: the session's state (its preset's detents, its
   clock) or a relation between fields (geometry, option ranges measured against the geometry).
   `positive_data_acceptance_semantic` runs the built-in check and lets a 400 pass only when its
@@ -43,7 +43,7 @@ from schemathesis.specs.openapi import checks as builtin
 
 @schemathesis.check
 def use_after_free_except_preflight(ctx: Any, response: Any, case: Any) -> bool | None:
-    """use_after_free, except for CORS preflights (API.md: preflight OPTIONS answered for every route)."""
+    """use_after_free, except for CORS preflights (docs/HTTP.md: preflight OPTIONS answered for every route)."""
     if case.operation.method.upper() == "OPTIONS":
         return None
     return builtin.use_after_free(ctx, response, case)
@@ -71,7 +71,7 @@ def _changed_without_translation(body: Any, field: str) -> bool:
 
 
 def _semantic_400(case: Any, response: Any) -> bool:
-    """A 400 for one of API.md's rules that the request schema cannot express."""
+    """A 400 for one of docs/HTTP.md's rules that the request schema cannot express."""
     try:
         problem = json.loads(response.content)
     except ValueError:
@@ -80,13 +80,13 @@ def _semantic_400(case: Any, response: Any) -> bool:
         return False
     code, field = problem.get("code"), str(problem.get("field", ""))
     # Detent names belong to the preset (fluid: to its `options.detents`) and, for show, to the
-    # session the request addresses: "unknown preset/option/detent" is 400 (API.md, Errors).
+    # session the request addresses: "unknown preset/option/detent" is 400 (docs/HTTP.md, Errors).
     if code == "unknown-detent":
         return True
     # "bad geometry" is 400: safeAreaTop + safeAreaBottom < height relates three fields.
     if code == "bad-geometry":
         return True
-    # Option ranges are measured against the geometry (e.g. expandedOffset in [0, H]; PHYSICS.md).
+    # Option ranges are measured against the geometry (e.g. expandedOffset in [0, H]; docs/PHYSICS.md).
     # The magnitude bound every number has (|x| <= 1e6) is not one of them: a schema can state it.
     if code == "invalid-value" and re.match(r"(config\.)?options\.", field):
         return "magnitude" not in str(problem.get("detail", ""))
@@ -111,7 +111,7 @@ def _semantic_400(case: Any, response: Any) -> bool:
 
 @schemathesis.check
 def positive_data_acceptance_semantic(ctx: Any, response: Any, case: Any) -> bool | None:
-    """positive_data_acceptance, except 400s for API.md rules that depend on state or on several fields."""
+    """positive_data_acceptance, except 400s for docs/HTTP.md rules that depend on state or on several fields."""
     try:
         return builtin.positive_data_acceptance(ctx, response, case)
     except RejectedPositiveData:

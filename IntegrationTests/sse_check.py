@@ -1,4 +1,4 @@
-"""Checks a sheetd frame stream (Server-Sent Events) event by event, as API.md describes it.
+"""Checks a sheetd frame stream (Server-Sent Events) event by event, as docs/HTTP.md describes it.
 
 Shared by IntegrationTests/drain_test.py and IntegrationTests/concurrency_test.py: each reads the stream its own way
 (raw sockets on a selector, or a thread per stream) and hands every event block (the text between
