@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Starting and stopping what the integration tests run against: sheetd and redis-server, on loopback.
+"""Starting and stopping what the integration tests run against, on loopback: sheetd, redis-server, and
+deploy/'s nginx or haproxy in front of sheetd instances.
 
 Every check that starts a sheetd does it here, the one way: a port (port 0, the bound port read from
 sheetd's "listening on" log line, when the log is a file and sheetd logs at info or below; otherwise a
@@ -13,17 +14,25 @@ As a module (the checks in this folder):
         talk_to(sheetd.port)
     status = sheetd.status                                     # its exit status after the SIGTERM
 
-From a shell (the bash checks), around one command:
+From a shell (the bash checks), around one command, which they nest:
 
-    IntegrationTests/harness.py sheetd [--name CHECK] [--bin B] [--log FILE] [--flags "…"] \\
+    IntegrationTests/harness.py sheetd [--name CHECK] [--bin B] [--log FILE] [--flags "…"] [--count K] \\
         [--exit-status FILE] [--stop-timeout S] COMMAND…
 
-starts sheetd, runs COMMAND with SHEETD_PORT, SHEETD_URL (http://127.0.0.1:PORT/), SHEETD_PID and
-SHEETD_LOG in its environment and `{port}`, `{url}` and `{pid}` in its arguments replaced, then stops
-sheetd by PID and writes its exit status to --exit-status (a number, `timeout`, or `died N` when it had
-exited before COMMAND ended; anything but 0 is also said on stderr, prefixed with --name); exits with
-COMMAND's status. `harness.py free-ports N` prints N distinct
-free loopback ports.
+starts sheetd (K instances; --log may hold {n}), runs COMMAND with SHEETD_PORT, SHEETD_URL
+(http://127.0.0.1:PORT/), SHEETD_PID, SHEETD_LOG, SHEETD_PORTS and SHEETD_PIDS (space-separated) in its
+environment and `{port}`, `{url}`, `{pid}` and `{ports}` (comma-separated) in its arguments replaced,
+then stops each instance by PID, in order, and writes their exit statuses to --exit-status (each a
+number, `timeout`, or `died N` when it had exited before COMMAND ended; anything but 0 is also said on
+stderr, prefixed with --name); exits with COMMAND's status.
+
+    IntegrationTests/harness.py redis [--port P] [--log FILE] [--dir D] COMMAND…
+    IntegrationTests/harness.py proxy --kind nginx|haproxy --out DIR --port P --servers P1,P2… \\
+        [--server-params "…"] COMMAND…
+
+do the same with a redis-server (REDIS_PORT, REDIS_URL, `{redis_url}`) and with deploy/'s nginx or
+haproxy in front of the given instances (PROXY_PORT, PROXY_PID, `{proxy_pid}`).
+`harness.py free-ports N` prints N distinct free loopback ports.
 """
 
 from __future__ import annotations
@@ -242,46 +251,144 @@ class RedisServer(Process):
         return self
 
 
+class Proxy(Process):
+    """deploy/nginx.conf or deploy/haproxy.cfg itself, in front of sheetd instances on loopback: the
+    per-run files it includes (upstream servers, listen address) written into `out`, the config checked
+    (nginx -t, haproxy -c), nginx in the foreground with its prefix, logs and temporary files in `out`,
+    haproxy's access log its stdout (out/access.log). Up once it accepts a connection (no request: with
+    no instance up yet, a request would mark them all failed)."""
+
+    def __init__(self, kind: str, out: str, port: int, servers: Sequence[int], server_params: str = "") -> None:
+        super().__init__(kind)
+        self.kind, self.out, self.port = kind, os.path.abspath(out), port
+        self.servers, self.server_params = list(servers), server_params
+
+    def start(self) -> "Proxy":
+        out = self.out
+        os.makedirs(os.path.join(out, "temp"), exist_ok=True)
+        if self.kind == "nginx":
+            # deploy/nginx.conf through a symlink: its includes are read from the link's directory.
+            link = os.path.join(out, "nginx.conf")
+            if not os.path.islink(link):
+                os.symlink(os.path.join(ROOT, "deploy", "nginx.conf"), link)
+            with open(os.path.join(out, "sheetd-upstreams.conf"), "w") as f:
+                f.writelines(f"server {HOST}:{p} {self.server_params};\n" for p in self.servers)
+            with open(os.path.join(out, "sheetd-listen.conf"), "w") as f:
+                f.write(f"listen {HOST}:{self.port};\n")
+            args = ["-p", out + "/", "-c", link, "-e", os.path.join(out, "error.log"),
+                    "-g", f"daemon off; pid {out}/nginx.pid;"]
+            if subprocess.run(["nginx", "-t", "-q"] + args).returncode != 0:
+                raise RuntimeError("nginx -t rejected deploy/nginx.conf")
+            self.proc = subprocess.Popen(["nginx"] + args, stdout=open(os.path.join(out, "nginx.out"), "wb"),
+                                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        else:
+            # deploy/haproxy.cfg itself, plus the backend's server list.
+            with open(os.path.join(out, "servers.cfg"), "w") as f:
+                f.write("backend sheetd from sheetd-backend\n")
+                f.writelines(f"    server s{n} {HOST}:{p}\n" for n, p in enumerate(self.servers))
+            args = ["-f", os.path.join(ROOT, "deploy", "haproxy.cfg"), "-f", os.path.join(out, "servers.cfg")]
+            env = {**os.environ, "SHEETD_LISTEN": f"{HOST}:{self.port}"}
+            if subprocess.run(["haproxy", "-c", "-q"] + args, env=env).returncode != 0:
+                raise RuntimeError("haproxy -c rejected deploy/haproxy.cfg")
+            self.proc = subprocess.Popen(["haproxy", "-db"] + args, env=env, stdin=subprocess.DEVNULL,
+                                         stdout=open(os.path.join(out, "access.log"), "wb"),
+                                         stderr=open(os.path.join(out, "haproxy.out"), "wb"))
+        try:
+            wait_until(self.kind, lambda: socket.create_connection((HOST, self.port), 1).close() or True, 10,
+                       alive=self.alive)
+        except RuntimeError:
+            self.stop()
+            raise
+        return self
+
+
 # --------------------------------------------------------------------------------------------
 # The command line, for the bash checks.
 
 
-def run_with_sheetd(args: argparse.Namespace) -> int:
-    if not args.command:
-        sys.exit("harness: sheetd: no command to run")
-    sheetd = Sheetd(args.bin, shlex.split(args.flags), log=args.log)
-    try:
-        sheetd.start()
-    except RuntimeError as error:
-        sys.exit(f"{args.name}: {error}")
-    env = {**os.environ, "SHEETD_PORT": str(sheetd.port), "SHEETD_URL": sheetd.url,
-           "SHEETD_PID": str(sheetd.pid), "SHEETD_LOG": args.log or ""}
-    fill = {"{port}": str(sheetd.port), "{url}": sheetd.url.rstrip("/"), "{pid}": str(sheetd.pid)}
-    command = []
-    for word in args.command:
+def run_command(command: Sequence[str], env: dict[str, str], fill: dict[str, str]) -> int:
+    """COMMAND with `fill`'s placeholders replaced, its environment extended; its exit status.
+    SIGINT/SIGTERM to this process are passed on to it (what this process started is stopped after)."""
+    if not command:
+        sys.exit("harness: no command to run")
+    words = []
+    for word in command:
         for key, value in fill.items():
             word = word.replace(key, value)
-        command.append(word)
-    # SIGINT/SIGTERM to this process: pass on to the command, then stop sheetd as usual.
-    child = subprocess.Popen(command, env=env)
+        words.append(word)
+    child = subprocess.Popen(words, env={**os.environ, **env})
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda s, _f: child.send_signal(s))
-    rc = child.wait()
-    died = not sheetd.alive()
-    status = sheetd.stop(args.stop_timeout)
-    if died:
-        print(f"{args.name}: sheetd died during the run; its log:", file=sys.stderr)
-        if args.log:
-            with open(args.log, "rb") as f:
-                sys.stderr.write("".join(f.read().decode(errors="replace").splitlines(True)[-30:]))
-    elif status == "timeout":
-        print(f"{args.name}: sheetd did not exit within {args.stop_timeout:g} s of SIGTERM", file=sys.stderr)
-    elif status != 0:
-        print(f"{args.name}: sheetd exited with status {status} after SIGTERM", file=sys.stderr)
+    return child.wait()
+
+
+def run_with_sheetd(args: argparse.Namespace) -> int:
+    logs = [args.log.replace("{n}", str(n)) if args.log else None for n in range(args.count)]
+    instances = [Sheetd(args.bin, shlex.split(args.flags), log=log) for log in logs]
+    try:
+        for sheetd in instances:
+            sheetd.launch()
+        for sheetd in instances:
+            sheetd.wait_ready()
+    except RuntimeError as error:
+        for sheetd in instances:
+            sheetd.stop()
+        sys.exit(f"{args.name}: {error}")
+    first = instances[0]
+    env = {"SHEETD_PORT": str(first.port), "SHEETD_URL": first.url, "SHEETD_PID": str(first.pid),
+           "SHEETD_LOG": logs[0] or "", "SHEETD_PORTS": " ".join(str(i.port) for i in instances),
+           "SHEETD_PIDS": " ".join(str(i.pid) for i in instances)}
+    fill = {"{port}": str(first.port), "{url}": first.url.rstrip("/"), "{pid}": str(first.pid),
+            "{ports}": ",".join(str(i.port) for i in instances)}
+    rc = run_command(args.command, env, fill)
+    statuses = []
+    # One after the other, in order: each must drain on SIGTERM.
+    for sheetd, log in zip(instances, logs):
+        died = not sheetd.alive()
+        status = sheetd.stop(args.stop_timeout)
+        if died:
+            print(f"{args.name}: sheetd died during the run; its log:", file=sys.stderr)
+            if log:
+                with open(log, "rb") as f:
+                    sys.stderr.write("".join(f.read().decode(errors="replace").splitlines(True)[-30:]))
+        elif status == "timeout":
+            print(f"{args.name}: sheetd did not exit within {args.stop_timeout:g} s of SIGTERM", file=sys.stderr)
+        elif status != 0:
+            print(f"{args.name}: sheetd exited with status {status} after SIGTERM", file=sys.stderr)
+        statuses.append(f"{'died ' if died else ''}{status}")
     if args.exit_status:
         with open(args.exit_status, "w") as f:
-            f.write(f"{'died ' if died else ''}{status}\n")
+            f.write(" ".join(statuses) + "\n")
     return rc
+
+
+def run_with_redis(args: argparse.Namespace) -> int:
+    log = open(args.log, "ab") if args.log else subprocess.DEVNULL
+    extra = ["--dir", args.dir] if args.dir else []
+    redis = RedisServer(args.port, log=log, extra=extra)
+    try:
+        redis.start()
+    except RuntimeError as error:
+        sys.exit(f"{args.name}: {error}")
+    try:
+        return run_command(args.command, {"REDIS_PORT": str(redis.port), "REDIS_URL": redis.url},
+                           {"{redis_url}": redis.url, "{redis_port}": str(redis.port)})
+    finally:
+        redis.stop()
+
+
+def run_with_proxy(args: argparse.Namespace) -> int:
+    servers = [int(p) for p in args.servers.replace(",", " ").split()]
+    proxy = Proxy(args.kind, args.out, args.port, servers, args.server_params)
+    try:
+        proxy.start()
+    except RuntimeError as error:
+        sys.exit(f"{args.name}: {error}")
+    try:
+        return run_command(args.command, {"PROXY_PORT": str(args.port), "PROXY_PID": str(proxy.pid)},
+                           {"{proxy_pid}": str(proxy.pid)})
+    finally:
+        proxy.stop()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -294,14 +401,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     run.add_argument("--exit-status", default=None, help="file for sheetd's exit status after SIGTERM")
     run.add_argument("--stop-timeout", type=float, default=10, help="seconds from SIGTERM to SIGKILL")
     run.add_argument("--name", default="harness", help="the check's name, for its messages")
+    run.add_argument("--count", type=int, default=1, help="how many instances (--log may hold {n})")
     run.add_argument("command", nargs=argparse.REMAINDER)
+    redis = sub.add_parser("redis", help="run a command against a redis-server started (and stopped) here")
+    redis.add_argument("--port", type=int, default=None)
+    redis.add_argument("--log", default=None)
+    redis.add_argument("--dir", default=None, help="redis-server's working folder")
+    redis.add_argument("--name", default="harness")
+    redis.add_argument("command", nargs=argparse.REMAINDER)
+    proxy = sub.add_parser("proxy", help="run a command behind deploy/'s nginx or haproxy started (and stopped) here")
+    proxy.add_argument("--kind", choices=["nginx", "haproxy"], default="nginx")
+    proxy.add_argument("--out", required=True, help="the folder for its files and logs")
+    proxy.add_argument("--port", type=int, required=True)
+    proxy.add_argument("--servers", required=True, help="the instances' ports, comma- or space-separated")
+    proxy.add_argument("--server-params", default="", help="nginx's parameters on each server line")
+    proxy.add_argument("--name", default="harness")
+    proxy.add_argument("command", nargs=argparse.REMAINDER)
     ports = sub.add_parser("free-ports", help="print N distinct free loopback ports")
     ports.add_argument("count", type=int)
     args = parser.parse_args(argv)
     if args.what == "free-ports":
         print(" ".join(str(p) for p in free_ports(args.count)))
         return 0
-    return run_with_sheetd(args)
+    return {"sheetd": run_with_sheetd, "redis": run_with_redis, "proxy": run_with_proxy}[args.what](args)
 
 
 if __name__ == "__main__":
