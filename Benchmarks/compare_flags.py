@@ -19,12 +19,13 @@ import argparse
 import os
 import re
 import shlex
-import signal
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "IntegrationTests"))
+from harness import Sheetd  # noqa: E402  (starts and stops sheetd, as the checks do)
 
 SCENARIOS = {
     # Lua script, pan phases each session is left in (Benchmarks/bench-memory.py --then).
@@ -50,22 +51,14 @@ def run(binary, flags, scenario, seconds, scratch, pin=False):
     cpus = sorted(os.sched_getaffinity(0))
     server_cpus, client_cpus = ([str(cpus[-1])], [",".join(map(str, cpus[:-1]))]) if pin and len(cpus) > 1 else ([], [])
     log_path = os.path.join(scratch, "server.log")
-    with open(log_path, "wb") as log:
-        server = subprocess.Popen(
-            (["taskset", "-c"] + server_cpus if server_cpus else []) + [binary, "--port", "0", "--log-level", "info", "--max-sessions", "2000000", "--session-ttl", "3600"]
-            + shlex.split(flags),
-            stdout=log, stderr=log)
+    open(log_path, "wb").close()
+    server = Sheetd(binary, ["--log-level", "info", "--max-sessions", "2000000", "--session-ttl", "3600"]
+                    + shlex.split(flags), log=log_path, prefix=["taskset", "-c"] + server_cpus if server_cpus else [])
     try:
-        port = None
-        for _ in range(100):
-            with open(log_path, errors="replace") as f:
-                found = re.search(r"listening on http://127\.0\.0\.1:(\d+)", f.read())
-            if found:
-                port = found.group(1)
-                break
-            time.sleep(0.1)
-        if port is None:
-            sys.exit(f"compare-flags: the server with {flags!r} did not start")
+        try:
+            port = str(server.start().port)
+        except RuntimeError as error:
+            sys.exit(f"compare-flags: the server with {flags!r} did not start: {error}")
         populate = ["python3", "Benchmarks/bench-memory.py", "populate", "--port", port, "--count", str(SESSIONS),
                     "--preset", "facebook", "--detent", "normal"] + (["--then", then] if then else [])
         subprocess.run(populate, check=True, stdout=subprocess.DEVNULL)
@@ -76,8 +69,7 @@ def run(binary, flags, scenario, seconds, scratch, pin=False):
             env=dict(os.environ, SESSIONS=str(SESSIONS), MODE="mix")).stdout
         after = cpu_ticks(server.pid)
     finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait()
+        server.stop()
     log_bytes = os.path.getsize(log_path)
     os.remove(log_path)
     requests = int(re.search(r"(\d+) requests in", out).group(1))

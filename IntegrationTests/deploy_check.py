@@ -24,25 +24,13 @@ import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import ROOT, Process, RedisServer, Sheetd, free_port  # noqa: E402
+from harness import ROOT, Process, RedisServer, Sheetd, free_port, wait_until  # noqa: E402
 
 DASHBOARD = os.path.join(ROOT, "deploy", "grafana-dashboard.json")
 RULES = os.path.join(ROOT, "deploy", "prometheus-rules.yml")
 JOB = "sheetd"
 # What Grafana puts in place of its variables when the dashboard is shown for this job.
 VARIABLES = {"$job": JOB, "$__rate_interval": "1m", "${datasource}": "prometheus"}
-
-
-def wait_for(what, check, seconds=30):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            if check():
-                return
-        except OSError:
-            pass
-        time.sleep(0.2)
-    sys.exit(f"deploy-check: {what} did not come up in {seconds} s")
 
 
 def http(method, url, body=None, headers=None):
@@ -141,7 +129,11 @@ def main():
                            f"--web.listen-address=127.0.0.1:{prometheus_port}"],
             stdout=subprocess.DEVNULL, stderr=open(os.path.join(scratch, "prometheus.log"), "wb")).start())
         api = f"http://127.0.0.1:{prometheus_port}/api/v1"
-        wait_for("prometheus", lambda: http("GET", f"http://127.0.0.1:{prometheus_port}/-/ready")[0] == 200)
+        try:
+            wait_until("prometheus", lambda: http("GET", f"http://127.0.0.1:{prometheus_port}/-/ready")[0] == 200,
+                       30, interval=0.2)
+        except RuntimeError as error:
+            sys.exit(f"deploy-check: {error}")
         load(port, args.load_seconds)
         time.sleep(3)  # the last scrapes and a rule evaluation after the load
 

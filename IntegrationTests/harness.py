@@ -157,8 +157,10 @@ class Sheetd(Process):
     else a free port; `log`: a path (appended to), None (inherit this process's output) or a file object."""
 
     def __init__(self, binary: str | None = None, flags: Sequence[str] = (), port: int | None = None,
-                 log=None, env: dict[str, str] | None = None, ready_seconds: float = 30) -> None:
+                 log=None, env: dict[str, str] | None = None, ready_seconds: float = 30,
+                 prefix: Sequence[str] = ()) -> None:
         super().__init__("sheetd")
+        self.prefix = list(prefix)  # a command that execs the rest (taskset -c N): the PID stays sheetd's
         self.binary = binary or default_binary()
         self.flags = list(flags)
         self.port = port
@@ -190,7 +192,7 @@ class Sheetd(Process):
         self._read_port = self.port is None and self._log_path is not None and self._log_level() in PRINTS_PORT
         if self.port is None and not self._read_port:
             self.port = free_port()
-        command = [self.binary] + self.flags
+        command = self.prefix + [self.binary] + self.flags
         if "--host" not in self.flags:
             command += ["--host", HOST]
         if "--port" not in self.flags:
