@@ -19,10 +19,10 @@ From a shell (the bash checks), around one command, which they nest:
     IntegrationTests/harness.py sheetd [--name CHECK] [--bin B] [--log FILE] [--flags "…"] [--count K] \\
         [--exit-status FILE] [--stop-timeout S] COMMAND…
 
-starts sheetd (K instances; --log may hold {n}), runs COMMAND with SHEETD_PORT, SHEETD_URL
+starts sheetd (K instances; --log may hold {n}), runs COMMAND with SHEETD_URL
 (http://127.0.0.1:PORT/), SHEETD_PID, SHEETD_LOG, SHEETD_PORTS and SHEETD_PIDS (space-separated) in its
-environment and `{port}`, `{url}`, `{pid}` and `{ports}` (comma-separated) in its arguments replaced,
-then stops each instance by PID, in order, and writes their exit statuses to --exit-status (each a
+environment (not SHEETD_PORT: sheetd itself reads that one) and `{port}`, `{url}`, `{pid}` and `{ports}`
+(comma-separated) in its arguments replaced, then stops each instance by PID, in order, and writes their exit statuses to --exit-status (each a
 number, `timeout`, or `died N` when it had exited before COMMAND ended; anything but 0 is also said on
 stderr, prefixed with --name); exits with COMMAND's status.
 
@@ -337,7 +337,7 @@ def run_with_sheetd(args: argparse.Namespace) -> int:
             sheetd.stop()
         sys.exit(f"{args.name}: {error}")
     first = instances[0]
-    env = {"SHEETD_PORT": str(first.port), "SHEETD_URL": first.url, "SHEETD_PID": str(first.pid),
+    env = {"SHEETD_URL": first.url, "SHEETD_PID": str(first.pid),
            "SHEETD_LOG": logs[0] or "", "SHEETD_PORTS": " ".join(str(i.port) for i in instances),
            "SHEETD_PIDS": " ".join(str(i.pid) for i in instances)}
     fill = {"{port}": str(first.port), "{url}": first.url.rstrip("/"), "{pid}": str(first.pid),

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The slow-clients driver (run by IntegrationTests/slow-clients under IntegrationTests/harness.py, which
-started sheetd: SHEETD_PORT, SHEETD_PID): the phases, slowhttptest's attacks, the probe from 127.0.0.2
+started sheetd: SHEETD_URL, SHEETD_PID): the phases, slowhttptest's attacks, the probe from 127.0.0.2
 and the sampler of held connections; writes SLOW_OUT/result.json, latest.md and counts.txt."""
 import http.client
 import json
@@ -12,7 +12,7 @@ import threading
 import time
 
 OUT = os.environ["SLOW_OUT"]
-PORT = int(os.environ["SHEETD_PORT"])
+PORT = int(os.environ["SHEETD_URL"].rstrip("/").rsplit(":", 1)[1])
 LONG = os.environ["SLOW_LONG"] == "1"
 PER_IP = int(os.environ["SLOW_PER_IP"])
 CONN_LIMIT = int(os.environ["SLOW_CONN_LIMIT"])
