@@ -51,13 +51,16 @@ import os
 import pickle
 import random
 import socket
+import sys
 import time
 import uuid
 from array import array
 from collections import Counter, defaultdict
 from urllib.parse import urlsplit
 
-from sse_check import parse_fields, take_events
+# The stream checks are the integration tests' (IntegrationTests/sse_check.py), the same rules.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "IntegrationTests"))
+from sse_check import parse_fields, take_events  # noqa: E402
 
 import gevent
 import gevent.event
