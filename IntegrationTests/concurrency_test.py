@@ -50,6 +50,7 @@ import sys
 import threading
 import time
 
+from checklist import Checklist
 from harness import Sheetd
 from sse_check import StreamCheck
 
@@ -66,17 +67,8 @@ PRESETS = ["facebook", "twitter", "glide", "transition", "swipeCell", "fluid"]
 
 CARD = ("state", "detent", "constant", "dimmerAlpha", "progress", "time")
 
-results: list[tuple[bool, str]] = []
-evidence: list[str] = []
-
-
-def check(ok: bool, what: str, detail: str | None = None) -> bool:
-    results.append((bool(ok), what))
-    print(f"  {'ok  ' if ok else 'FAIL'} {what}", flush=True)
-    if not ok and detail:
-        evidence.append(f"{what}: {detail}")
-        print(f"       {detail}", flush=True)
-    return bool(ok)
+CHECKS = Checklist("concurrency-test")
+check = CHECKS.check
 
 
 # --------------------------------------------------------------------------------------------
@@ -437,19 +429,11 @@ def main() -> int:
     rows.append(("events/s to one session (all threads)", f"{rate:.0f}"))
     rows.append(("run time", f"{time.monotonic() - began:.1f} s"))
     table = "\n".join(["| figure | value |", "|---|---|"] + [f"| {k} | {v} |" for k, v in rows])
-    passed = sum(1 for ok, _ in results if ok)
-    failed = len(results) - passed
     print("\n" + table + "\n")
-    with open(os.path.join(OUT, "latest.md"), "w", encoding="utf-8") as f:
-        f.write(f"# concurrency-test, {time.strftime('%Y-%m-%d %H:%M:%S')}\n\n{THREADS} threads × {EVENTS} events "
-                f"per round, {ROUNDS} rounds, seed {SEED}.\n\n{table}\n\n")
-        for ok, what in results:
-            f.write(f"- {'ok' if ok else 'FAIL'}: {what}\n")
-        if evidence:
-            f.write("\nEvidence:\n\n" + "".join(f"- {e}\n" for e in evidence))
-        f.write(f"\nconcurrency-test: {passed} passed, {failed} failed\n")
-    print(f"concurrency-test: {passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    CHECKS.write(os.path.join(OUT, "latest.md"), f"{THREADS} threads × {EVENTS} events per round, {ROUNDS} rounds, "
+                 f"seed {SEED}.\n\n{table}\n\n")
+    print(CHECKS.summary())
+    return 0 if CHECKS.failed == 0 else 1
 
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@ import sys
 import threading
 import time
 
+from checklist import Checklist
 from harness import Sheetd
 from sse_check import StreamCheck
 
@@ -61,17 +62,15 @@ OUT = os.environ.get("DRAIN_OUT", os.path.join(ROOT, ".build", "drain-test"))
 READY_BOUND = float(os.environ.get("DRAIN_READY_BOUND", "0.25"))
 HOST = "127.0.0.1"
 
-results: list[tuple[bool, str]] = []
+CHECKS = Checklist("drain-test")
 figures_lost: list[int] = []
-detail_lines: list[str] = []  # evidence for a failure, printed and written to latest.md
+detail_lines = CHECKS.evidence  # evidence for a failure, printed and written to latest.md
 setup_answers: dict[str, int] = {}  # requests per session answered during the setup (also in the log)
 LOG_LINE = re.compile(r"POST /sessions/([A-Za-z0-9._~-]+)/(?:pan|show) → \d{3}")
 
 
 def check(ok: bool, what: str) -> bool:
-    results.append((bool(ok), what))
-    print(f"  {'ok  ' if ok else 'FAIL'} {what}", flush=True)
-    return bool(ok)
+    return CHECKS.check(ok, what)
 
 
 # --------------------------------------------------------------------------------------------
@@ -768,25 +767,17 @@ def fmt_ms(t) -> str:
 
 
 def finish(figures) -> int:
-    passed = sum(1 for ok, _ in results if ok)
-    failed = len(results) - passed
     lines = ["| figure | value |", "|---|---|"] + [f"| {k} | {v} |" for k, v in figures]
     table = "\n".join(lines)
     if figures:
         print("\n" + table + "\n")
-    with open(os.path.join(OUT, "latest.md"), "w", encoding="utf-8") as f:
-        f.write(f"# drain-test, {time.strftime('%Y-%m-%d %H:%M:%S')}\n\n")
-        f.write(f"sheetd `{BIN}`, `--drain-grace {GRACE:g}`, {STREAMS} streams, {RATE:g} events/s target, "
-                f"{LOAD_SECONDS:g} s of load before SIGTERM.\n\n{table}\n\n")
-        for ok, what in results:
-            f.write(f"- {'ok' if ok else 'FAIL'}: {what}\n")
-        if detail_lines:
-            f.write("\nEvidence:\n\n" + "".join(f"- {line}\n" for line in detail_lines))
-        f.write(f"\ndrain-test: {passed} passed, {failed} failed\n")
+    CHECKS.write(os.path.join(OUT, "latest.md"),
+                 f"sheetd `{BIN}`, `--drain-grace {GRACE:g}`, {STREAMS} streams, {RATE:g} events/s target, "
+                 f"{LOAD_SECONDS:g} s of load before SIGTERM.\n\n{table}\n\n")
     for line in detail_lines:
         print(f"  evidence: {line}")
-    print(f"drain-test: {passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    print(CHECKS.summary())
+    return 0 if CHECKS.failed == 0 else 1
 
 
 if __name__ == "__main__":
