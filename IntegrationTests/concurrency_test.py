@@ -51,11 +51,10 @@ import threading
 import time
 
 from checklist import Checklist
-from harness import Sheetd
+from harness import ROOT, Sheetd, default_binary
 from sse_check import StreamCheck
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.environ.get("SHEETD_BIN", os.path.join(ROOT, ".build", "debug", "sheetd"))
+BIN = default_binary()
 THREADS = int(os.environ.get("CONCURRENCY_THREADS", "8"))
 EVENTS = int(os.environ.get("CONCURRENCY_EVENTS", "120"))
 ROUNDS = int(os.environ.get("CONCURRENCY_ROUNDS", "6"))

@@ -45,11 +45,10 @@ import threading
 import time
 
 from checklist import Checklist
-from harness import Sheetd
+from harness import ROOT, Sheetd, default_binary
 from sse_check import StreamCheck
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.environ.get("SHEETD_BIN", os.path.join(ROOT, ".build", "debug", "sheetd"))
+BIN = default_binary()
 GRACE = float(os.environ.get("DRAIN_GRACE", "1"))
 STREAMS = int(os.environ.get("DRAIN_STREAMS", "200"))
 RATE = float(os.environ.get("DRAIN_RATE", "1000"))
