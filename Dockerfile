@@ -10,7 +10,7 @@
 #   docker run --rm -p 8080:8080 --stop-timeout 40 sheetd --drain-grace 30   # flags go after the image
 #
 # Every flag is also an environment variable (`sheetd --help`), e.g. -e SHEETD_SESSION_TTL=300.
-# scripts/dockerfile-check lints this file (hadolint) and checks what it copies; docs/DEPLOYMENT.md
+# IntegrationTests/dockerfile-check lints this file (hadolint) and checks what it copies; docs/DEPLOYMENT.md
 # says more.
 
 FROM swift:6.3.1-bookworm AS build

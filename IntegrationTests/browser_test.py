@@ -1,0 +1,465 @@
+#!/usr/bin/env python3
+"""Browser test of sheetd's web demo (run by IntegrationTests/browser-test, which builds and starts sheetd).
+
+Drives Debian's headless Chromium through its chromedriver with a pinned Selenium (never Selenium
+Manager: nothing is downloaded). Environment: SHEETD_URL (http://127.0.0.1:PORT/), SHEETD_LOG
+(sheetd's debug log, to see the CORS preflights), ARTIFACTS (folder for screenshots).
+Prints one line per check and closes with `browser-test: N passed, M failed`.
+
+In the page, IntegrationTests/release_law_check.js compares sheet-client.js's release law with sheetd's
+answers for every preset (snaps, animations and frames). The last part opens the page through
+Benchmarks/delay_proxy.py at +0 and +200 ms of round trip and,
+for every preset, drags and flicks the card with CDP input events carrying explicit timestamps
+(Benchmarks/latency.py's gestures): functional checks only (the client's prediction, of the drag
+and of the release, never disagrees with sheetd, one request at a time, every pan event sent, the same snaps at +200 ms as at +0),
+no timing verdicts (scripts/latency measures those).
+"""
+
+import functools
+import http.server
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import urllib.parse
+import urllib.request
+
+os.environ["SE_OFFLINE"] = "true"  # Selenium Manager, if ever consulted, must not download
+# delay_proxy and latency live with the benchmarks (Benchmarks/), whose latency measurement shares them.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Benchmarks"))
+import delay_proxy  # noqa: E402  (a loopback proxy that adds a round trip)
+import latency  # noqa: E402  (CDP input with explicit timestamps, the gestures of scripts/latency)
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.actions.action_builder import ActionBuilder  # noqa: E402
+from selenium.webdriver.common.actions.pointer_input import PointerInput  # noqa: E402
+from selenium.webdriver.common.actions import interaction  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+
+API = os.environ["SHEETD_URL"].rstrip("/") + "/"
+LOG = os.environ.get("SHEETD_LOG", "")
+ARTIFACTS = os.environ.get("ARTIFACTS", ".build/browser-artifacts")
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
+PAGE = os.path.join(os.path.dirname(__file__), "..", "Sources", "SheetService", "Resources", "index.html")
+
+passed, failed = 0, 0
+
+# The README's two prototypes, as printed there but for the server's address: pages on another
+# origin that import sheet-client.js from sheetd and drive a card with it (the first draws each
+# answer, the second predicts from the drag law and plays sheetd's frames).
+README = os.path.join(os.path.dirname(__file__), "..", "README.md")
+PROTOTYPE, PREDICTING_PROTOTYPE = re.findall(r"```html\n(<!doctype html>.*?)```", open(README, encoding="utf-8").read(), re.S)
+
+
+def check(name, ok, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print(f"ok   {name}" + (f" ({detail})" if detail else ""), flush=True)
+    else:
+        failed += 1
+        print(f"FAIL {name}" + (f": {detail}" if detail else ""), flush=True)
+    return ok
+
+
+wait_for = latency.wait_for  # polls until a truthy value or the timeout
+
+
+def get_json(path):
+    with urllib.request.urlopen(API + path.lstrip("/"), timeout=5) as r:
+        return json.load(r)
+
+
+def new_driver():
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--window-size=1440,960", "--hide-scrollbars", "--force-device-scale-factor=1",
+                "--no-first-run", "--disable-extensions", "--disable-background-networking"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+
+
+def console_errors(driver):
+    return [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
+
+
+def dataset(driver, key, selector="#phone"):
+    return driver.execute_script(f"return document.querySelector('{selector}').dataset['{key}'] ?? null")
+
+
+def phone_state(driver):
+    return driver.execute_script(
+        "const d = document.querySelector('#phone').dataset;"
+        "return {state: d.state, detent: d.detent, constant: Number(d.constant), frames: Number(d.frames || 0),"
+        " settled: Number(d.settled || 0), session: d.session, stream: d.stream};")
+
+
+def wait_settled(driver, after, timeout=8.0):
+    """Waits for a settled event beyond `after` and a resting/hidden card."""
+    return wait_for(lambda: (lambda s: s if s["settled"] > after and s["state"] in ("resting", "hidden") else None)(
+        phone_state(driver)), timeout)
+
+
+def load(driver, url, label):
+    t0 = time.monotonic()
+    driver.get(url)
+    ready = wait_for(lambda: driver.execute_script("return document.body.dataset.ready === '1'"), 15)
+    check(f"{label}: page loads, session created, frame stream open", ready,
+          f"{time.monotonic() - t0:.2f} s" if ready else "document.body.dataset.ready never became 1")
+    return ready
+
+
+def grab_point(driver):
+    """The card's grabber area, in viewport pixels."""
+    return driver.execute_script(
+        "const r = document.querySelector('#card').getBoundingClientRect();"
+        "return [Math.round(r.left + r.width / 2), Math.round(r.top + 14)];")
+
+
+def last_result(driver):
+    return json.loads(driver.execute_script("return document.querySelector('#json').textContent"))
+
+
+def scripted_drag(driver, dy_px, label, screenshot=None, pointer="mouse"):
+    """Presses on the grabber, moves by dy_px in steps (pausing: velocity estimate ~0), takes a
+    screenshot mid-drag, then releases. Returns (state before, state mid-drag, state after)."""
+    x, y = grab_point(driver)
+    before = phone_state(driver)
+    kind = interaction.POINTER_TOUCH if pointer == "touch" else interaction.POINTER_MOUSE
+    actions = ActionBuilder(driver, mouse=PointerInput(kind, pointer), duration=40)
+    actions.pointer_action.move_to_location(x, y).pointer_down()
+    steps = 8
+    for i in range(1, steps + 1):
+        actions.pointer_action.move_to_location(x, y + round(dy_px * i / steps))
+    actions.perform()
+    mid = wait_for(lambda: (lambda s: s if s["state"] == "dragging" and abs(s["constant"] - before["constant"]) > 20 else None)(
+        phone_state(driver)), 3) or phone_state(driver)
+    time.sleep(0.25)  # hold still: the release is decided by position
+    if screenshot:
+        driver.save_screenshot(os.path.join(ARTIFACTS, screenshot))
+    mid = phone_state(driver)
+    release = ActionBuilder(driver, mouse=PointerInput(kind, pointer), duration=40)
+    release.pointer_action.pointer_up()
+    release.perform()
+    after = wait_settled(driver, before["settled"]) or phone_state(driver)
+    return before, mid, after
+
+
+def flick(driver, cdp, dy_px, ms=100):
+    """A quick touch swipe released while moving, as CDP touch events at 120 Hz that carry explicit
+    timestamps: sheetd estimates the velocity from the last 0.1 s of the page's events, whose
+    `timeStamp`s are the ones sent, so the verdict does not depend on how busy the machine is."""
+    x, y = grab_point(driver)
+    before = phone_state(driver)
+    latency.perform(cdp, latency.plan("touch", x, y, dy_px, ms / 1000))
+    after = wait_settled(driver, before["settled"]) or phone_state(driver)
+    return before, after
+
+
+def agrees_with_server(driver, label):
+    """The card's resting place in the DOM is the engine's: same detent, constant at that detent."""
+    s = phone_state(driver)
+    snap = get_json(f"sessions/{s['session']}")
+    target = snap["detents"].get(snap["detent"])
+    ok = (s["detent"] == snap["detent"] and target is not None and abs(s["constant"] - target) < 0.01)
+    check(f"{label}: card rests where the engine chose (DOM vs GET /sessions/{{id}})", ok,
+          f"DOM {s['detent']} @ {s['constant']:.2f}, server {snap['detent']} @ {target}")
+    return snap
+
+
+def keyboard_and_dimmer(driver):
+    card = driver.find_element(By.ID, "card")
+    driver.execute_script("arguments[0].focus()", card)
+    focused = driver.execute_script("return document.activeElement.id === 'card' && getComputedStyle(document.activeElement).boxShadow !== 'none'")
+    start = phone_state(driver)
+    ActionChains(driver).send_keys(Keys.HOME).perform()  # the top-most detent, a known start
+    s0 = wait_settled(driver, start["settled"]) or phone_state(driver)
+    detents = get_json(f"sessions/{s0['session']}")["detents"]
+    order = sorted(detents, key=lambda n: detents[n])
+    ActionChains(driver).send_keys(Keys.ARROW_DOWN).perform()
+    s1 = wait_settled(driver, s0["settled"]) or phone_state(driver)
+    expected = next((n for n in order if detents[n] > detents.get(s0["detent"], 0) + 0.01), None)
+    check("keyboard: ArrowDown moves the card one detent down", s1["detent"] == expected,
+          f"{s0['detent']} → {s1['detent']} (expected {expected})")
+    ActionChains(driver).send_keys(Keys.ESCAPE).perform()
+    s2 = wait_settled(driver, s1["settled"]) or phone_state(driver)
+    check("keyboard: Escape dismisses", s2["state"] == "hidden", f"state {s2['state']}, detent {s2['detent']}")
+    agrees_with_server(driver, "after Escape")
+    # back up two detents (the dimmer is off at the lowest), then tap the dimmer
+    ActionChains(driver).send_keys(Keys.ARROW_UP).perform()
+    s3 = wait_settled(driver, s2["settled"]) or phone_state(driver)
+    ActionChains(driver).send_keys(Keys.ARROW_UP).perform()
+    s4 = wait_settled(driver, s3["settled"]) or phone_state(driver)
+    check("keyboard: ArrowUp moves the card up", s4["state"] == "resting" and detents[s4["detent"]] < detents[s3["detent"]],
+          f"hidden → {s3['detent']} → {s4['detent']}")
+    check("focus is visible on the card", bool(focused))
+    alpha = float(dataset(driver, "alpha"))
+    driver.execute_script("window.scrollTo(0, 0)")
+    x, y = driver.execute_script(  # a point on the dimmer above the card
+        "const r = document.querySelector('#dimmer').getBoundingClientRect();"
+        "return [Math.round(r.left + r.width / 2), Math.round(r.top + r.height * 0.2)];")
+    tap = ActionBuilder(driver, mouse=PointerInput(interaction.POINTER_TOUCH, "finger"), duration=40)
+    tap.pointer_action.move_to_location(x, y).pointer_down().pointer_up()
+    tap.perform()
+    s5 = wait_settled(driver, s4["settled"]) or phone_state(driver)
+    check("tapping the dimmer dismisses", alpha > 0 and s5["state"] == "hidden", f"alpha {alpha:.2f}, state {s5['state']}")
+
+
+def reduced_motion(driver):
+    """With prefers-reduced-motion the card jumps to the final frame: no intermediate positions."""
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
+    driver.execute_script(
+        "window.__seen = []; window.__obs = new MutationObserver(() => window.__seen.push(Number(document.querySelector('#phone').dataset.constant)));"
+        "window.__obs.observe(document.querySelector('#phone'), {attributes: true, attributeFilter: ['data-constant']});")
+    s0 = phone_state(driver)
+    frames0 = s0["frames"]
+    driver.find_element(By.CSS_SELECTOR, "#detent-buttons [data-detent]").click()  # the top-most detent
+    s1 = wait_settled(driver, s0["settled"]) or phone_state(driver)
+    seen = driver.execute_script("window.__obs.disconnect(); return [...new Set(window.__seen)]")
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "no-preference"}]})
+    check("prefers-reduced-motion: the card jumps to the final frame", s1["frames"] > frames0 and all(abs(c - s1["constant"]) < 0.01 for c in seen),
+          f"constants drawn {[round(c, 1) for c in seen]}, frames received {s1['frames'] - frames0}")
+
+
+def release_map(driver, label):
+    done = wait_for(lambda: driver.execute_script("return document.querySelector('#map').dataset.done === '1'"), 30, 0.1)
+    cells = dataset(driver, "cells", "#map")
+    check(f"{label}: release map computed with POST /simulate", done and cells == "960", f"{cells} cells")
+
+
+def prototype_drag(driver, url, session_id, settle_s):
+    """Opens a README prototype and drags its card 240 px up with the mouse, then releases it.
+    Returns (the card's transform once placed, how far the card top moved before the release,
+    the console lines that say "snap", the session's snapshot after the release, the card's
+    translateY after `settle_s` seconds, and the translateY the engine's detent gives)."""
+    driver.get_log("browser")  # drop what came before
+    driver.get(url)
+    placed = wait_for(lambda: driver.execute_script("return document.getElementById('card').style.transform"), 10)
+    if not placed:
+        return placed, None, [], None, None, None
+    card_top = "return document.getElementById('card').getBoundingClientRect().top"
+    x = driver.execute_script("return Math.round(innerWidth / 2)")
+    y = round(driver.execute_script(card_top) + 20)
+    top0 = driver.execute_script(card_top)
+    drag = ActionBuilder(driver, mouse=PointerInput(interaction.POINTER_MOUSE, "mouse"), duration=40)
+    drag.pointer_action.move_to_location(x, y).pointer_down()
+    for i in range(1, 7):
+        drag.pointer_action.move_to_location(x, y - 40 * i)
+    drag.perform()
+    time.sleep(0.2)
+    moved = driver.execute_script(card_top) - top0
+    up = ActionBuilder(driver, mouse=PointerInput(interaction.POINTER_MOUSE, "mouse"), duration=40)
+    up.pointer_action.pointer_up()
+    up.perform()
+    logs = wait_for(lambda: [e for e in driver.get_log("browser") if "snap" in e["message"]], 5)
+    snap = get_json(f"sessions/{session_id}")
+    time.sleep(settle_s)  # the settle animation
+    transform = driver.execute_script("return document.getElementById('card').style.transform")
+    expected = snap["geometry"]["safeAreaTop"] + snap["detents"][snap["detent"]]
+    got = float(re.search(r"translateY\(([-0-9.e]+)px\)", transform).group(1))
+    return placed, moved, logs, snap, got, expected
+
+
+RELEASE_LAW_CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "release_law_check.js")
+
+
+def release_law_in_javascript(driver):
+    """IntegrationTests/release_law_check.js in the page: sheet-client.js evaluates each preset's release law
+    for random drags (and drags ending at the law's thresholds) and must give sheetd's snap, its
+    animation and every frame of it, to 1e-9."""
+    driver.set_script_timeout(180)
+    source = open(RELEASE_LAW_CHECK, encoding="utf-8").read()
+    out = driver.execute_async_script(
+        source + "\nconst done = arguments[arguments.length - 1];"
+        "releaseLawCheck(arguments[0]).then(done, (e) => done({error: String(e && e.stack || e)}));", API)
+    if not check("release law in JavaScript: the check ran", out and "error" not in out, (out or {}).get("error", "")[:300]):
+        return
+    by_preset = out["byPreset"]
+    presets = [p["name"] for p in get_json("presets")["presets"]]
+    check("release law in JavaScript: every preset's snaps and animations are sheetd's (releases, finishes, cancels)",
+          not out["mismatches"] and all(by_preset.get(p, 0) > 0 for p in presets) and out["finishes"] > 0 and out["cancels"] > 0,
+          f"{out['releases']} releases, {out['finishes']} finishes, {out['cancels']} cancels; by preset {by_preset}; "
+          + "; ".join(out["mismatches"][:5]))
+    check("release law in JavaScript: every frame sheetd sent equals the closed form to 1e-9",
+          not out["mismatches"] and out["frames"] > 0 and out["maxFrameError"] <= 1e-9,
+          f"{out['frames']} frames, largest difference {out['maxFrameError']:.3g}")
+
+
+def through_delay_proxies(rtts=(0, 200)):
+    """Every preset, through Benchmarks/delay_proxy.py at each added round trip: from the preset's start
+    detent at rest, a drag (600 px at 1000 px/s, mouse) and a flick down and up (touch), each
+    released while moving, with CDP events at 120 Hz carrying explicit timestamps. Functional
+    checks only: zero prediction mismatches, at most one request in flight, every pan event sent,
+    and the same snaps at +200 ms as at +0 (each gesture is clear of every snap threshold)."""
+    target = urllib.parse.urlsplit(API)
+    proxies = {rtt: delay_proxy.start((target.hostname, target.port), rtt) for rtt in rtts}
+    driver = latency.new_driver()  # a taller window: the phone is drawn at scale 1 (px = pt)
+    cdp = latency.CDP(driver)
+    page = latency.Page(driver, cdp)
+    presets = [p["name"] for p in get_json("presets")["presets"]]
+    try:
+        for preset in presets:
+            snaps = {}
+            for rtt in rtts:
+                url = f"{proxies[rtt].url}?preset={urllib.parse.quote(preset)}"
+                label = f"delay proxy +{rtt} ms, {preset}"
+                page.load(url, preset, 30)
+                results = {}
+                for gesture in latency.GESTURES:
+                    page.reset(url, preset, 15 + rtt / 1000 * 10)
+                    results[gesture] = latency.run_gesture(page, cdp, gesture, rtt, record=False)
+                snaps[rtt] = {g: r["snap"] for g, r in results.items()}
+                deltas = {g: r["statsDelta"] or {} for g, r in results.items()}
+                unsettled = [g for g, r in results.items() if not r["settled"]]
+                check(f"{label}: drag, flick down, flick up: the card comes to rest", not unsettled,
+                      ", ".join(f"{g} → {r['snap']}" for g, r in results.items()) if not unsettled else f"not at rest after {', '.join(unsettled)}")
+                check(f"{label}: zero prediction mismatches", all(d.get("mismatches") == 0 for d in deltas.values()),
+                      ", ".join(f"{g}: {d.get('mismatches')} mismatches of {d.get('predictions')} predictions (max error {d.get('maxError')})" for g, d in deltas.items()))
+                check(f"{label}: every release started from the release law, as sheetd answered it",
+                      all((d.get("releases") or 0) >= 1 and d.get("releaseMismatches") == 0 for d in deltas.values()),
+                      ", ".join(f"{g}: {d.get('releases')} predicted, {d.get('releaseMismatches')} differed" for g, d in deltas.items()))
+                check(f"{label}: one request in flight at most, every pan event sent",
+                      all(d.get("maxInFlight") is not None and d["maxInFlight"] <= 1 and d.get("eventsSent") == d.get("samples") for d in deltas.values()),
+                      ", ".join(f"{g}: in flight ≤ {d.get('maxInFlight')}, {d.get('eventsSent')}/{d.get('samples')} events in {d.get('requestsSent')} requests" for g, d in deltas.items()))
+            base = snaps[rtts[0]]
+            for rtt in rtts[1:]:
+                check(f"delay proxy, {preset}: the same snaps at +{rtt} ms as at +{rtts[0]} ms", snaps[rtt] == base,
+                      f"+{rtts[0]}: {base}, +{rtt}: {snaps[rtt]}")
+        errors = console_errors(driver)
+        check("delay proxy: no console errors", not errors, "; ".join(e["message"] for e in errors)[:300])
+    finally:
+        cdp.close()
+        driver.quit()
+        for p in proxies.values():
+            p.stop()
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def second_origin_server():
+    """A static server on another port, serving a copy of the page (nothing else: no sheetd)."""
+    root = tempfile.mkdtemp(prefix="sheetd-origin-")
+    shutil.copy(PAGE, os.path.join(root, "index.html"))
+    with open(os.path.join(root, "prototype.html"), "w", encoding="utf-8") as f:
+        f.write(PROTOTYPE.replace("http://127.0.0.1:8080/", API))
+    with open(os.path.join(root, "prototype-2.html"), "w", encoding="utf-8") as f:
+        f.write(PREDICTING_PROTOTYPE.replace("http://127.0.0.1:8080/", API))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=root))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, root
+
+
+def main():
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    started = time.monotonic()
+    driver = new_driver()
+    cdp = latency.CDP(driver)  # input events with explicit timestamps, on a DevTools socket of our own
+    server = None
+    try:
+        # ---- 1. the page as sheetd serves it
+        if load(driver, API, "same origin"):
+            presets = driver.execute_script("return document.querySelectorAll('#presets input').length")
+            check("preset picker lists GET /presets", presets == len(get_json("presets")["presets"]), f"{presets} presets")
+            release_map(driver, "same origin")
+            before, mid, after = scripted_drag(driver, -160, "same origin", "mid-drag.png")
+            check("a scripted pointer drag moves the card", mid["state"] == "dragging" and mid["constant"] < before["constant"] - 100,
+                  f"constant {before['constant']:.1f} → {mid['constant']:.1f} mid-drag")
+            driver.save_screenshot(os.path.join(ARTIFACTS, "after-snap.png"))
+            check("after release the card settles, frames received", after["state"] in ("resting", "hidden") and after["frames"] > before["frames"],
+                  f"{after['detent']} after {after['frames'] - before['frames']} frames")
+            agrees_with_server(driver, "after the drag")
+            result = last_result(driver)
+            check("the result panel shows the release and snap.reason", result.get("phase") == "ended" and bool((result.get("snap") or {}).get("reason")),
+                  (result.get("snap") or {}).get("reason", ""))
+            before, after = flick(driver, cdp, 260)
+            result = last_result(driver)
+            check("a touch flick down: velocity estimated by sheetd", result.get("velocitySource") == "estimated" and result.get("velocity", 0) > 0,
+                  f"velocity {result.get('velocity', 0):.0f} pt/s → {after['detent']}")
+            agrees_with_server(driver, "after the flick")
+            keyboard_and_dimmer(driver)
+            reduced_motion(driver)
+            release_law_in_javascript(driver)
+            plotted = driver.execute_script("return document.querySelector('#plot-caption').textContent")
+            check("the plot shows the last gesture", bool(plotted), plotted)
+            errors = console_errors(driver)
+            check("same origin: no console errors", not errors, "; ".join(e["message"] for e in errors)[:300])
+
+        # ---- 2. the same page from a second origin: CORS (module import, preflights, EventSource)
+        server, root = second_origin_server()
+        origin = f"http://127.0.0.1:{server.server_address[1]}"
+        log_mark = os.path.getsize(LOG) if LOG and os.path.exists(LOG) else 0
+        if load(driver, f"{origin}/index.html?api={API}", f"second origin {origin}"):
+            release_map(driver, "second origin")
+            before, mid, after = scripted_drag(driver, -160, "second origin")
+            check("second origin: the drag moves the card and it settles", mid["constant"] < before["constant"] - 100 and after["frames"] > before["frames"],
+                  f"{before['detent']} → {after['detent']}, {after['frames'] - before['frames']} frames")
+            agrees_with_server(driver, "second origin")
+            session = phone_state(driver)["session"]
+            # log_mark is a byte offset (getsize): slice the bytes, then decode ("→" is 3 bytes)
+            log = open(LOG, "rb").read()[log_mark:].decode("utf-8", errors="replace") if LOG else ""
+            preflights = sorted(set(re.findall(r"OPTIONS (/[^\s?]+)\S* → 204", log)))  # the path, without its query (pan?frames=…)
+            wanted = [f"/sessions/{session}", f"/sessions/{session}/pan", "/simulate"]
+            check("second origin: CORS preflights answered (PUT session, pan, simulate)", all(p in preflights for p in wanted),
+                  ", ".join(preflights))
+            driver.save_screenshot(os.path.join(ARTIFACTS, "second-origin.png"))
+            errors = console_errors(driver)
+            check("second origin: no console errors", not errors, "; ".join(e["message"] for e in errors)[:300])
+
+        # ---- 3. the README's prototypes on the second origin: the first draws each answer; the
+        # second predicts from the drag law and plays the frames of sheetd's answer.
+        placed, moved, logs, snap, got, expected = prototype_drag(driver, f"{origin}/prototype.html", "proto-1", 0.8)
+        if check("README prototype: imports sheet-client.js cross-origin and creates its session", bool(placed), placed or "no transform"):
+            check("README prototype: drag, release, the card settles at the engine's detent",
+                  bool(logs) and snap["detent"] in logs[0]["message"] and abs(got - expected) < 0.01,
+                  f"{snap['detent']}: translateY {got:.2f} (expected {expected:.2f})")
+        placed, moved, logs, snap, got, expected = prototype_drag(driver, f"{origin}/prototype-2.html", "proto-2", 1.0)
+        if check("README predicting prototype: creates its session and places the card", bool(placed), placed or "no transform"):
+            stats = json.loads(re.search(r"(\{.*\})", logs[0]["message"].replace('\\"', '"')).group(1)) if logs else {}
+            check("README predicting prototype: the card followed the pointer before the release", abs(moved + 240) < 1.5,
+                  f"card top moved {moved:.1f} px for a pointer moved −240 px")
+            check("README predicting prototype: the card settles at the engine's detent, the release predicted, zero mismatches",
+                  bool(logs) and snap["detent"] in logs[0]["message"] and abs(got - expected) < 0.01 and stats.get("mismatches") == 0
+                  and stats.get("predictions", 0) > 0 and stats.get("releases", 0) > 0 and stats.get("releaseMismatches") == 0,
+                  f"{snap['detent']}: translateY {got:.2f} (expected {expected:.2f}); stats {stats}")
+
+        # ---- 4. a dark-mode picture for people to look at (no check)
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+        driver.get(API)
+        wait_for(lambda: driver.execute_script("return document.body.dataset.ready === '1'"), 15)
+        wait_for(lambda: driver.execute_script("return document.querySelector('#map').dataset.done === '1'"), 30, 0.1)
+        driver.save_screenshot(os.path.join(ARTIFACTS, "dark.png"))
+
+        # ---- 5. through a delay proxy at +0 and +200 ms: prediction, batching, the same snaps
+        through_delay_proxies()
+    except Exception:
+        traceback.print_exc()
+        check("the test ran to the end", False, "exception (above)")
+        try:
+            driver.save_screenshot(os.path.join(ARTIFACTS, "failure.png"))
+        except Exception:
+            pass
+    finally:
+        cdp.close()
+        driver.quit()
+        if server:
+            server.shutdown()
+    print(f"screenshots: {os.path.abspath(ARTIFACTS)} · {time.monotonic() - started:.1f} s in the browser")
+    print(f"browser-test: {passed} passed, {failed} failed")
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

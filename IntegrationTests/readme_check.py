@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""The README's curl sessions, as printed, against a real sheetd (run by IntegrationTests/readme-check).
+
+Each block between the README's markers runs with localhost:8080 replaced by the test server, every
+curl made strict (`-fsS`, bounded by `-m`): the curl session (each command must succeed), the
+prediction session (its answers must say what the README says of them), the streaming session (its
+first line in the background must print a whole animation while the others drive it), and the
+Operating example (a sheetd started with the block's flags; the id echoed and the README's access line
+found in its log). Closes with `readme-check: N passed, 0 failed`; exits 1 at the first failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import ROOT, Sheetd  # noqa: E402
+
+README = open(os.path.join(ROOT, "README.md")).read()
+
+
+def fail(message: str, output: str = "") -> None:
+    print(f"readme-check: {message}", file=sys.stderr)
+    if output:
+        print(output, file=sys.stderr)
+    sys.exit(1)
+
+
+def block(name: str) -> str:
+    """The README's text between <!-- name --> and <!-- /name -->."""
+    found = re.search(rf"<!-- {name} -->(.*?)<!-- /{name} -->", README, re.S)
+    return found.group(1) if found else ""
+
+
+def curls(name: str) -> list[str]:
+    return [line for line in block(name).splitlines() if line.startswith("curl ")]
+
+
+def strict(line: str, port: int, seconds: int = 5) -> str:
+    """The README's command against the test server: fail on an HTTP error, quiet but show errors."""
+    return line.replace("localhost:8080", f"127.0.0.1:{port}").replace("curl ", f"curl -fsS -m {seconds} ", 1)
+
+
+def run(line: str, port: int) -> str:
+    done = subprocess.run(["bash", "-c", strict(line, port)], capture_output=True, text=True)
+    if done.returncode != 0:
+        fail(f"failed: {line}", done.stdout + done.stderr)
+    return done.stdout
+
+
+def main() -> int:
+    n = 0
+    with Sheetd(flags=["--log-level", "warning"]) as sheetd:
+        port = sheetd.port
+        session = curls("curl-session")
+        if not session:
+            fail("no curl session found in README.md")
+        for line in session:
+            run(line, port)
+            n += 1
+
+        # A batch that begins a drag answers with its segment and the law; a batch that releases
+        # it, with `?frames=`, answers the snap and the frames of the animation.
+        prediction = curls("prediction-session")
+        if len(prediction) != 3:
+            fail("the prediction session is not 3 commands")
+        created, began, released = (json.loads(run(line, port)) for line in prediction)
+        # What the README says of these answers.
+        assert created["dragLaw"]["lower"] == 18 and created["dragLaw"]["rubberBand"]["coefficient"] == 0.55, created["dragLaw"]
+        assert began["constant"] == 373.5 and began["drag"]["start"] == 398.5 and began["drag"]["base"] == 0, began
+        assert released["snap"]["detent"] == "full" and round(released["velocity"]) == -1909, released
+        assert len(released["frames"]) == 19 and released["frames"][-1]["constant"] == 18, len(released["frames"])
+        n += 3
+
+        # The streaming block: its first line runs in the background, the others drive it.
+        stream = curls("stream-session")
+        with tempfile.TemporaryFile("w+") as out:
+            reader = subprocess.Popen(["bash", "-c", strict(stream[0], port, 10)], stdout=out)
+            time.sleep(0.5)
+            for line in stream[1:]:
+                subprocess.run(["bash", "-c", strict(line, port)], stdout=subprocess.DEVNULL, check=True)
+            reader.wait()
+            out.seek(0)
+            printed = out.read()
+        if reader.returncode != 0 or not re.search(r"^event: settled", printed, re.M):
+            fail("the stream did not print a whole animation:", printed)
+        frames = len(re.findall(r"^event: frame", printed, re.M))
+        n += 1
+
+    # The Operating example: a sheetd started as the block shows, the block's curl, the id echoed,
+    # and the README's access line for it (from "request_id" to "status") found in the real log.
+    operating = block("operating-session")
+    flags = re.search(r"^ *sheetd (.*)", operating, re.M)
+    request = re.search(r"^ *(curl .*)", operating, re.M)
+    expected = re.search(r'"request_id":"checkout-7f3a".*"status":[0-9]+', README)
+    if not (flags and request and expected):
+        fail("the Operating example is incomplete")
+    with tempfile.NamedTemporaryFile(suffix=".log") as log:
+        operated = Sheetd(flags=flags.group(1).split(), log=log.name).start()
+        try:
+            subprocess.run(["curl", "-fsS", "-o", "/dev/null", "-X", "PUT", f"{operated.url}sessions/demo",
+                            "-d", '{"initialDetent": "normal"}'], check=True)
+            headers = subprocess.run(["bash", "-c", request.group(1).replace("localhost:8080", f"127.0.0.1:{operated.port}")],
+                                     capture_output=True, text=True).stdout
+        finally:
+            operated.stop()
+        written = open(log.name).read()
+    if not re.search(r"^X-Request-Id: checkout-7f3a", headers.replace("\r", ""), re.M) or expected.group(0) not in written:
+        fail("the Operating example does not match a run:", headers + written)
+    n += 1
+    print(f"readme-check: stream printed {frames} frames and settled")
+    print(f"readme-check: {n} passed, 0 failed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
