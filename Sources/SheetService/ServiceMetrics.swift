@@ -22,7 +22,7 @@ final class ServiceMetrics: Sendable {
     let evictions: CoreMetrics.Counter
     let animationsStarted: CoreMetrics.Counter
     let sessionsCreated: CoreMetrics.Counter
-    /// Requests refused for their framing before routing (API.md's smuggling cases).
+    /// Requests refused for their framing before routing (docs/HTTP.md's smuggling cases).
     let rejectedFraming: CoreMetrics.Counter
     /// Requests whose body was still arriving at the request deadline (connection closed).
     let cutOff: CoreMetrics.Counter

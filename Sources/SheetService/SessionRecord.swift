@@ -16,7 +16,7 @@ struct SessionRecord: Sendable {
     /// time, so another process that wrote a higher version holds a newer state.
     var version = 0
     /// Enough for a stream away for a drain's 2 s retry while its session goes on elsewhere at a
-    /// gesture every ~0.5 s (4 was not: scripts/rolling-restart saw resumptions fall back to a
+    /// gesture every ~0.5 s (4 was not: IntegrationTests/rolling-restart saw resumptions fall back to a
     /// snapshot, 3 of 12 in one run). An idle session holds none of them.
     static let recentLimit = 8
 

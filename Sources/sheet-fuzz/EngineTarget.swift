@@ -109,7 +109,7 @@ enum EngineTarget {
             }
             history.append((event, time, outcome.action, outcome.snapshot))
         }
-        // Replayability (API.md: client-clock sessions are fully replayable).
+        // Replayability (docs/HTTP.md: client-clock sessions are fully replayable).
         var again = start
         for (i, step) in history.enumerated() {
             let outcome = again.handle(step.event, at: step.time)

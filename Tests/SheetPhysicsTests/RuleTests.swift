@@ -505,7 +505,7 @@ func showAndDismissDefaults(_ row: ShowRow) throws {
 
 /// A refusal leaves the session exactly as it was, even when its time is past the end of a running
 /// animation: an event accepted afterwards at an earlier time still finds the card animating
-/// (concurrent clients take the session's lock in any order; found by scripts/concurrency-test).
+/// (concurrent clients take the session's lock in any order; found by IntegrationTests/concurrency-test).
 @Test(arguments: [
     // changed without a drag, after the show's end
     SheetEvent.pan(PanEvent(phase: .changed, translation: 5)),

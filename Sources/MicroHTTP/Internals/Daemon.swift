@@ -197,7 +197,7 @@ private func keepEscaped(
     return strlen(string)
 }
 
-/// The access handler, in libmicrohttpd's multi-call protocol (shared/LIBMICROHTTPD.md §2.3):
+/// The access handler, in libmicrohttpd's multi-call protocol (docs/MICROHTTP.md §2.3):
 /// 1. headers parsed: screen, check Content-Length, and queue nothing unless refusing (a response
 ///    queued on the first call makes libmicrohttpd close the connection: keep-alive would be lost);
 /// 2. zero or more calls with body bytes: accumulate them (past the limit, drop them and refuse

@@ -79,7 +79,7 @@ final class ServerCore: Sendable {
     ///
     /// The count must stay at zero for `quiet` before this returns: a client whose connection was
     /// accepted just before quiescing may still be sending its request line (measured by
-    /// scripts/drain-test: requests read a few ms after the count first fell to zero were cut).
+    /// IntegrationTests/drain-test: requests read a few ms after the count first fell to zero were cut).
     func waitForRequests(timeout: Duration, quiet: Duration = .milliseconds(50)) {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout

@@ -1,7 +1,7 @@
 import CMicroHTTPD
 
 // How an HTTPStream drives a libmicrohttpd connection: the suspend/resume recipe of
-// shared/LIBMICROHTTPD.md §2.5. The content reader suspends the connection (on libmicrohttpd's
+// docs/MICROHTTP.md §2.5. The content reader suspends the connection (on libmicrohttpd's
 // thread, under the stream's lock) when it has nothing to send; a writer resumes it (under the same
 // lock) on the empty -> non-empty transition. The reader never returns 0 without suspending: that
 // would make libmicrohttpd's polling thread spin.

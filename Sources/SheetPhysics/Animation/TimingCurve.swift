@@ -80,7 +80,7 @@ public struct TimingCurve: Sendable, Hashable {
     }
 
     /// The curve's progress at time fraction `x` ∈ [0, 1] (clamped): solves x(s) = x to 1e-12,
-    /// far inside PHYSICS.md's 1e-7, with Newton steps guarded by bisection.
+    /// far inside docs/PHYSICS.md's 1e-7, with Newton steps guarded by bisection.
     public func progress(at x: Double) -> Double { progressAndSlope(at: x).progress }
 
     /// Progress at `x` and its derivative d(progress)/d(time fraction), from one solve.
