@@ -7,10 +7,6 @@ import CMicroHTTPD
 /// One pass, comparing names without lowercasing, dispatching on a name's length first (most
 /// headers match none of the framing fields); a String is made only for a value that is kept.
 struct HeadReader {
-    /// The head being read: the fields are appended to it, and the ones the server and the
-    /// application use at once (declared length, Content-Type, request id, traceparent) are set
-    /// in it on the way, so that nothing is copied out afterwards.
-    private(set) var head: HTTPRequestHead
     /// The first header name that breaks a rule, with the rule.
     private var badName: HTTPRefusal?
     private var contentLengths = 0
@@ -19,15 +15,13 @@ struct HeadReader {
     private var hosts = 0
     private var transferEncoding: String?
 
-    private init(_ head: HTTPRequestHead) {
-        self.head = head
-    }
+    private init() {}
 
     /// Reads `headers` as if they had arrived (a head made without a socket: fuzzing).
     init(_ headers: HTTPHeaders) {
-        self.init(HTTPRequestHead(method: "", target: "/"))
+        var scratch = HTTPRequestHead(method: "", target: "/")
         headers.forEachRaw { name, value in
-            read(name: name, value: value)
+            read(name: name, value: value, into: &scratch)
             return true
         }
     }
@@ -38,30 +32,41 @@ struct HeadReader {
         _ connection: OpaquePointer, method: String, target: String, version: String, maxBodyBytes: Int,
         chunkedBodies: Bool
     ) -> (HTTPRequestHead, HTTPRefusal?) {
-        // Filled through a pointer to a local (a pointer to `self` inside an initializer copied
-        // the whole reader in and out: ≈ 800 instructions a request).
-        // A typical head's fields fit in 448 bytes: one allocation, grown only for larger heads.
-        var reader = HeadReader(
-            HTTPRequestHead(method: method, target: target, version: version, reservingHeaderBytes: 448, fields: 8))
-        withUnsafeMutablePointer(to: &reader) { pointer in
-            _ = MHD_get_connection_values_n(
-                connection, MHD_ValueKind.HEADER_KIND,
-                { cls, _, key, keySize, value, valueSize in
-                    guard let cls, let key else { return MHD_Result.YES }
-                    let name = UnsafeRawBufferPointer(start: key, count: keySize)
-                    let text =
-                        value.map { UnsafeRawBufferPointer(start: $0, count: valueSize) }
-                        ?? UnsafeRawBufferPointer(start: nil, count: 0)
-                    cls.assumingMemoryBound(to: HeadReader.self).pointee.read(name: name, value: text)
-                    return MHD_Result.YES
-                }, pointer)
+        // The fields go straight into the head, which is then returned, not copied (a reader that
+        // held the head, or a pointer to `self` in an initializer, copied it out: ≈ 800
+        // instructions a request). A typical head's fields fit in 448 bytes: one allocation.
+        var head = HTTPRequestHead(
+            method: method, target: target, version: version, reservingHeaderBytes: 448, fields: 8)
+        var reader = HeadReader()
+        withUnsafeMutablePointer(to: &head) { head in
+            withUnsafeMutablePointer(to: &reader) { reader in
+                var pass = (head: head, reader: reader)
+                withUnsafeMutablePointer(to: &pass) { pass in
+                    _ = MHD_get_connection_values_n(
+                        connection, MHD_ValueKind.HEADER_KIND,
+                        { cls, _, key, keySize, value, valueSize in
+                            guard let cls, let key else { return MHD_Result.YES }
+                            let name = UnsafeRawBufferPointer(start: key, count: keySize)
+                            let text =
+                                value.map { UnsafeRawBufferPointer(start: $0, count: valueSize) }
+                                ?? UnsafeRawBufferPointer(start: nil, count: 0)
+                            let pass = cls.assumingMemoryBound(to: Pass.self).pointee
+                            pass.reader.pointee.read(name: name, value: text, into: &pass.head.pointee)
+                            return MHD_Result.YES
+                        }, pass)
+                }
+            }
         }
-        reader.head.contentLength = reader.declaredLength
-        let refusal = reader.refusal(version: version, maxBodyBytes: maxBodyBytes, chunkedBodies: chunkedBodies)
-        return (reader.head, refusal)
+        head.contentLength = reader.declaredLength
+        return (head, reader.refusal(version: version, maxBodyBytes: maxBodyBytes, chunkedBodies: chunkedBodies))
     }
 
-    private mutating func read(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+    /// What libmicrohttpd's iterator is handed: the head being filled and the reader's state.
+    private typealias Pass = (head: UnsafeMutablePointer<HTTPRequestHead>, reader: UnsafeMutablePointer<HeadReader>)
+
+    private mutating func read(
+        name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, into head: inout HTTPRequestHead
+    ) {
         head.headers.append(name: name, value: value)
         // Past the first bad name the rules are decided, but the fields a refusal's answer uses
         // (the request id) are still read.
