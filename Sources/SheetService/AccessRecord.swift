@@ -77,8 +77,9 @@ struct AccessRecord: CustomStringConvertible, Sendable {
 enum AccessLog {
     /// No access log (`--access-log` off, or the logger's level above info).
     case off
-    /// Straight to the logger's `LineLogHandler` (`logAccess`: the same line as through swift-log,
-    /// ≈ 1,500 instructions fewer).
+    /// Straight to the logger's `LineLogHandler` (`logAccess`: the same bytes as through swift-log;
+    /// with the line built in one reserved stretch, 2.8 k instructions a `changed` request where
+    /// swift-log's call and separate appends took 6.9 k, callgrind).
     case direct(LineLogHandler)
     /// Through swift-log, `info("access")`, the record riding on the request's trace: the
     /// metadata provider hands it to other handlers as `access`.
@@ -94,6 +95,7 @@ enum AccessLog {
         }
     }
 
+    /// Whether answers get a line.
     var isOn: Bool {
         if case .off = self { false } else { true }
     }

@@ -16,9 +16,9 @@ import Synchronization
 /// - `text`, for a person: `2026-11-25T00:45:12.123456Z info sheetd: message name=value …`.
 ///
 /// The fields: while a request is being answered on the thread, its `request_id`, `trace_id` and
-/// `session_id` (and, on its access-log line, the access record's fields), read from the request's
-/// trace; then the metadata: the provider's, the logger's and the line's own, in name order (a
-/// later source wins a name).
+/// `session_id`, read from the request's trace (and, on its access-log line, the access record's
+/// fields: `logAccess`, or the record on the trace); then the metadata: the provider's, the
+/// logger's and the line's own, in name order (a later source wins a name).
 ///
 /// Lines go to a `LogSink`: by default standard error, buffered (see `LogSink`).
 public struct LineLogHandler: LogHandler {
