@@ -16,9 +16,9 @@ import Synchronization
 /// - `text`, for a person: `2026-11-25T00:45:12.123456Z info sheetd: message name=value …`.
 ///
 /// The fields: while a request is being answered on the thread, its `request_id`, `trace_id` and
-/// `session_id` (and, on its access-log line, the access record's fields), read from the request's
-/// trace; then the metadata: the provider's, the logger's and the line's own, in name order (a
-/// later source wins a name).
+/// `session_id`, read from the request's trace (and, on its access-log line, the access record's
+/// fields: `logAccess`, or the record on the trace); then the metadata: the provider's, the
+/// logger's and the line's own, in name order (a later source wins a name).
 ///
 /// Lines go to a `LogSink`: by default standard error, buffered (see `LogSink`).
 public struct LineLogHandler: LogHandler {
@@ -31,6 +31,8 @@ public struct LineLogHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
     public var metadataProvider: Logger.MetadataProvider?
     private let label: String
+    /// The label as it stands in a line: a JSON string (quoted, escaped) or as it is.
+    private let labelBytes: [UInt8]
     private let format: Format
     private let sink: LogSink
 
@@ -41,6 +43,9 @@ public struct LineLogHandler: LogHandler {
         sink: LogSink = .standardError
     ) {
         self.label = label
+        var labelBytes: [UInt8] = []
+        if format == .json { Self.appendString(label, to: &labelBytes) } else { labelBytes = Array(label.utf8) }
+        self.labelBytes = labelBytes
         self.format = format
         self.metadataProvider = metadataProvider
         self.sink = sink
@@ -55,48 +60,45 @@ public struct LineLogHandler: LogHandler {
         sink.write(urgent: event.level >= .notice) { line, clock in append(event, to: &line, clock: &clock) }
     }
 
+    /// Whether `logAccess` writes the same line `log` would: the handler has no metadata of its
+    /// own and no provider (the executable's has neither).
+    var writesAccessDirectly: Bool { metadata.isEmpty && metadataProvider == nil }
+
+    /// The access line of a request, `record` with the request's `trace`: the bytes `log` writes
+    /// for `info("access")` when `writesAccessDirectly`, without swift-log's call (the handler, an
+    /// existential, copied twice; the module name parsed from the file's id; the event built) and
+    /// with the line up to the client's address written in one reserved stretch of the sink's
+    /// buffer (one capacity check, not one per piece).
+    func logAccess(_ record: AccessRecord, trace: RequestTrace) {
+        let json = format == .json
+        sink.write(urgent: false) { line, clock in
+            let message: StaticString = "access"  // needs no escaping
+            let messageBytes = UnsafeBufferPointer(start: message.utf8Start, count: message.utf8CodeUnitCount)
+            line.append(atMost: headBound(messageBytes.count + 2, trace) + record.fieldsBound) { cursor in
+                writeHead(&cursor, level: .info, message: messageBytes, trace, clock: &clock)
+                cursor.put(json ? UInt8(ascii: ",") : UInt8(ascii: " "))
+                record.writeFields(&cursor, json: json)
+            }
+            record.appendClient(to: &line, json: json)
+            Self.append(json ? "}\n" : "\n", to: &line)
+        }
+    }
+
     /// The line of `event`, appended to `line`.
     private func append(_ event: LogEvent, to line: inout [UInt8], clock: inout (second: Int, text: [UInt8])) {
-        // Fixed text goes in as StaticString bytes, one append each: appending a String's utf8
-        // view, or byte by byte, cost several times more (callgrind, an access-log line).
         let json = format == .json
-        if json { Self.append(#"{"timestamp":""#, to: &line) }
-        Self.appendTimestamp(&line, cache: &clock)
-        if json {
-            Self.append(#"","level":""#, to: &line)
-            Self.append(Self.levelName(event.level), to: &line)
-            Self.append(#"","logger":"#, to: &line)
-            Self.appendString(label, to: &line)
-            Self.append(#","message":"#, to: &line)
-            Self.appendString(event.message.description, to: &line)
-        } else {
-            line.append(UInt8(ascii: " "))
-            Self.append(Self.levelName(event.level), to: &line)
-            line.append(UInt8(ascii: " "))
-            line.append(contentsOf: label.utf8)
-            Self.append(": ", to: &line)
-            line.append(contentsOf: event.message.description.utf8)
-        }
-        // A field's name and its separators: ,"name": or  name=
-        func name(_ bytes: UnsafeRawBufferPointer) {
-            Self.append(json ? #",""# : " ", to: &line)
-            line.append(contentsOf: bytes)
-            Self.append(json ? #"":"# : "=", to: &line)
-        }
+        var message = event.message.description
         // The request's own fields, read from its trace (a provider would build a dictionary of
-        // them for every line). Their characters never need escaping: an id is a sane token or
-        // made here, a trace id is hex, a session id matches its route's pattern.
-        var provided = metadataProvider?.get() ?? [:]
-        if let trace = TraceSlot.mine.trace {
-            func field(_ jsonName: StaticString, _ textName: StaticString, _ value: String?) {
-                guard var value else { return }
-                Self.append(json ? jsonName : textName, to: &line)
-                value.withUTF8 { line.append(contentsOf: $0) }
-                if json { line.append(UInt8(ascii: "\"")) }
+        // them for every line).
+        let trace = TraceSlot.mine.trace
+        let messageBound = Self.escapedCount(message)
+        message.withUTF8 { message in
+            line.append(atMost: headBound(messageBound, trace)) { cursor in
+                writeHead(&cursor, level: event.level, message: message, trace, clock: &clock)
             }
-            field(#","request_id":""#, " request_id=", trace.id)
-            field(#","trace_id":""#, " trace_id=", trace.traceID)
-            field(#","session_id":""#, " session_id=", trace.sessionID)
+        }
+        var provided = metadataProvider?.get() ?? [:]
+        if let trace {
             if let access = trace.access {
                 line.append(UInt8(ascii: json ? "," : " "))
                 access.appendFields(to: &line, json: json)
@@ -119,11 +121,62 @@ public struct LineLogHandler: LogHandler {
             fields.merge(own) { _, new in new }
         }
         for (key, value) in fields.count > 1 ? fields.sorted(by: { $0.key < $1.key }) : Array(fields) {
-            var key = key
-            key.withUTF8 { name(UnsafeRawBufferPointer($0)) }
+            // A field's name and its separators: ,"name": or  name=
+            Self.append(json ? #",""# : " ", to: &line)
+            line.append(contentsOf: key.utf8)
+            Self.append(json ? #"":"# : "=", to: &line)
             if json { Self.appendValue(value, to: &line) } else { line.append(contentsOf: value.description.utf8) }
         }
         Self.append(json ? "}\n" : "\n", to: &line)
+    }
+
+    /// The most bytes `writeHead` writes: its fixed text (the names and separators, the level,
+    /// the timestamp and the trace id: under 200 bytes), the label, the message (at most
+    /// `messageBound` bytes, escaped) and the request's ids.
+    private func headBound(_ messageBound: Int, _ trace: RequestTrace?) -> Int {
+        var bound = 200 + labelBytes.count + messageBound
+        if let trace { bound += trace.id.utf8.count + (trace.sessionID?.utf8.count ?? 0) }
+        return bound
+    }
+
+    /// What every line starts with: the timestamp, level, label and message, then the request's
+    /// ids (`request_id`, `trace_id`, `session_id`), in `format`. The ids never need escaping: a
+    /// request id is a sane token or made here, a trace id is hex, a session id matches its
+    /// route's pattern.
+    private func writeHead(
+        _ cursor: inout LineCursor, level: Logger.Level, message: UnsafeBufferPointer<UInt8>, _ trace: RequestTrace?,
+        clock: inout (second: Int, text: [UInt8])
+    ) {
+        // Fixed text goes in as StaticString bytes: appending a String's utf8 view, or byte by
+        // byte, cost several times more (callgrind, an access-log line).
+        let json = format == .json
+        if json { cursor.put(#"{"timestamp":""#) }
+        Self.writeTimestamp(&cursor, cache: &clock)
+        if json {
+            cursor.put(#"","level":""#)
+            cursor.put(Self.levelName(level))
+            cursor.put(#"","logger":"#)
+            labelBytes.withUnsafeBufferPointer { cursor.put($0) }
+            cursor.put(#","message":"#)
+            cursor.putJSONString(message)
+        } else {
+            cursor.put(UInt8(ascii: " "))
+            cursor.put(Self.levelName(level))
+            cursor.put(UInt8(ascii: " "))
+            labelBytes.withUnsafeBufferPointer { cursor.put($0) }
+            cursor.put(": ")
+            cursor.put(message)
+        }
+        guard let trace else { return }
+        func field(_ jsonName: StaticString, _ textName: StaticString, _ value: String?) {
+            guard let value else { return }
+            cursor.put(json ? jsonName : textName)
+            cursor.put(value)
+            if json { cursor.put(UInt8(ascii: "\"")) }
+        }
+        field(#","request_id":""#, " request_id=", trace.id)
+        field(#","trace_id":""#, " trace_id=", trace.traceID)
+        field(#","session_id":""#, " session_id=", trace.sessionID)
     }
 
     /// Appends fixed text in one copy.
@@ -151,7 +204,7 @@ public struct LineLogHandler: LogHandler {
         case .string(let text): appendString(text, to: &line)
         case .stringConvertible(let item):
             switch item {
-            case let n as Int: appendDecimal(n, to: &line)
+            case let n as Int: line.append(atMost: LineCursor.decimalBound) { $0.putDecimal(n) }
             case let x as Double where x.isFinite: line.append(contentsOf: x.description.utf8)
             case let b as Bool: line.append(contentsOf: (b ? "true" : "false").utf8)
             default: appendString(item.description, to: &line)
@@ -175,54 +228,31 @@ public struct LineLogHandler: LogHandler {
         }
     }
 
-    /// A JSON string: quotes, backslashes and control characters escaped (RFC 8259 §7); other
-    /// bytes, UTF-8 included, as they are (copied whole when nothing needs escaping, the usual case).
+    /// `text` as a JSON string (`LineCursor.putJSONString`).
     static func appendString(_ text: String, to line: inout [UInt8]) {
-        line.append(UInt8(ascii: "\""))
-        var text = text
-        text.withUTF8 { bytes in
-            guard bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
-                return line.append(contentsOf: bytes)
-            }
-            for byte in bytes {
-                switch byte {
-                case UInt8(ascii: "\""): line.append(contentsOf: #"\""#.utf8)
-                case UInt8(ascii: "\\"): line.append(contentsOf: #"\\"#.utf8)
-                case UInt8(ascii: "\n"): line.append(contentsOf: #"\n"#.utf8)
-                case UInt8(ascii: "\r"): line.append(contentsOf: #"\r"#.utf8)
-                case UInt8(ascii: "\t"): line.append(contentsOf: #"\t"#.utf8)
-                case 0..<0x20:
-                    let hex = Array("0123456789abcdef".utf8)
-                    line.append(contentsOf: #"\u00"#.utf8)
-                    line.append(hex[Int(byte >> 4)])
-                    line.append(hex[Int(byte & 15)])
-                default: line.append(byte)
-                }
-            }
-        }
-        line.append(UInt8(ascii: "\""))
+        line.append(atMost: escapedCount(text)) { $0.putJSONString(text) }
     }
 
-    /// `value` in decimal, at least `digits` digits (zero-padded), without making a String.
-    static func appendDecimal(_ value: Int, digits: Int = 1, to line: inout [UInt8]) {
-        if value < 0 { line.append(UInt8(ascii: "-")) }
-        let magnitude = value.magnitude
-        var divisor: UInt = 1
-        var count = 1
-        while count < digits || (count < 20 && magnitude / divisor >= 10) {
-            divisor &*= 10
-            count += 1
-        }
-        while divisor > 0 {
-            line.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: (magnitude / divisor) % 10))
-            divisor /= 10
+    /// How many bytes `text` takes as a JSON string, quotes included.
+    static func escapedCount(_ text: String) -> Int {
+        var text = text
+        return text.withUTF8 { bytes in
+            var count = bytes.count + 2
+            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
+                    count += 1
+                default: count += 5
+                }
+            }
+            return count
         }
     }
 
     /// The wall-clock time now as RFC 3339 in UTC with microseconds: 2026-11-25T00:45:12.123456Z.
     /// The date and time up to the second are formatted once a second (`cache`: the second, and
-    /// its 20 bytes).
-    static func appendTimestamp(_ line: inout [UInt8], cache: inout (second: Int, text: [UInt8])) {
+    /// its 20 bytes). At most 20 + 7 bytes (years 0–9999).
+    static func writeTimestamp(_ cursor: inout LineCursor, cache: inout (second: Int, text: [UInt8])) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         if now.tv_sec != cache.second {
@@ -230,21 +260,131 @@ public struct LineLogHandler: LogHandler {
             var parts = tm()
             gmtime_r(&seconds, &parts)
             var text: [UInt8] = []
-            func digits(_ value: Int32, _ count: Int, then separator: Character) {
-                appendDecimal(Int(value), digits: count, to: &text)
-                text.append(UInt8(ascii: separator.unicodeScalars.first!))
+            text.append(atMost: 24) { text in  // 20, a five-digit year 21
+                func digits(_ value: Int32, _ count: Int, then separator: Character) {
+                    text.putDecimal(Int(value), digits: count)
+                    text.put(UInt8(ascii: separator.unicodeScalars.first!))
+                }
+                digits(parts.tm_year + 1900, 4, then: "-")
+                digits(parts.tm_mon + 1, 2, then: "-")
+                digits(parts.tm_mday, 2, then: "T")
+                digits(parts.tm_hour, 2, then: ":")
+                digits(parts.tm_min, 2, then: ":")
+                digits(parts.tm_sec, 2, then: ".")
             }
-            digits(parts.tm_year + 1900, 4, then: "-")
-            digits(parts.tm_mon + 1, 2, then: "-")
-            digits(parts.tm_mday, 2, then: "T")
-            digits(parts.tm_hour, 2, then: ":")
-            digits(parts.tm_min, 2, then: ":")
-            digits(parts.tm_sec, 2, then: ".")
             cache = (now.tv_sec, text)
         }
-        line.append(contentsOf: cache.text)
-        appendDecimal(now.tv_nsec / 1000, digits: 6, to: &line)
-        line.append(UInt8(ascii: "Z"))
+        cache.text.withUnsafeBufferPointer { cursor.put($0) }
+        cursor.putDecimal(now.tv_nsec / 1000, digits: 6)
+        cursor.put(UInt8(ascii: "Z"))
+    }
+}
+
+/// Writes a line's bytes into memory reserved for them beforehand (`[UInt8].append(atMost:_:)`),
+/// with no check per piece: whoever reserves counts the most that will be written. About 20
+/// separate appends to the sink's array, each checking that the array is unique and has room,
+/// cost ≈ 500 instructions of an access line (callgrind).
+struct LineCursor {
+    /// Where the next byte goes.
+    private(set) var next: UnsafeMutablePointer<UInt8>
+
+    init(_ start: UnsafeMutablePointer<UInt8>) { next = start }
+
+    @inline(__always) mutating func put(_ byte: UInt8) {
+        next.initialize(to: byte)
+        next += 1
+    }
+
+    @inline(__always) mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress else { return }
+        next.initialize(from: base, count: bytes.count)
+        next += bytes.count
+    }
+
+    /// Fixed text, in one copy.
+    @inline(__always) mutating func put(_ text: StaticString) {
+        put(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// A string's UTF-8 as it is.
+    @inline(__always) mutating func put(_ text: String) {
+        var text = text
+        text.withUTF8 { put($0) }
+    }
+
+    /// A JSON string (at most `LineLogHandler.escapedCount` bytes): quotes, backslashes and
+    /// control characters escaped (RFC 8259 §7); other bytes, UTF-8 included, as they are (copied
+    /// whole when nothing needs escaping, the usual case).
+    mutating func putJSONString(_ text: String) {
+        var text = text
+        text.withUTF8 { putJSONString($0) }
+    }
+
+    /// UTF-8 `bytes` as a JSON string (`putJSONString(_: String)`).
+    mutating func putJSONString(_ bytes: UnsafeBufferPointer<UInt8>) {
+        put(UInt8(ascii: "\""))
+        guard bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+            put(bytes)
+            return put(UInt8(ascii: "\""))
+        }
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "\""): put(#"\""#)
+            case UInt8(ascii: "\\"): put(#"\\"#)
+            case UInt8(ascii: "\n"): put(#"\n"#)
+            case UInt8(ascii: "\r"): put(#"\r"#)
+            case UInt8(ascii: "\t"): put(#"\t"#)
+            case 0..<0x20:
+                put(#"\u00"#)
+                put(Self.hexDigit(byte >> 4))
+                put(Self.hexDigit(byte & 15))
+            default: put(byte)
+            }
+        }
+        put(UInt8(ascii: "\""))
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+    }
+
+    /// The most bytes `putDecimal` writes with up to 20 digits: a sign and 20 digits.
+    static let decimalBound = 21
+
+    /// `value` in decimal, at least `digits` (at most 20) digits, zero-padded, without making a
+    /// String: the digits counted, then written from the last.
+    mutating func putDecimal(_ value: Int, digits: Int = 1) {
+        if value < 0 { put(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var count = 1
+        var power: UInt = 10
+        while count < 20, magnitude >= power {
+            count += 1
+            power &*= 10
+        }
+        count = max(count, digits)
+        var at = next + count
+        next = at
+        repeat {
+            at -= 1
+            at.initialize(to: UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10))
+            magnitude /= 10
+        } while at > next - count
+    }
+}
+
+extension [UInt8] {
+    /// Appends what `write` writes through a cursor, at most `bound` bytes, reserved at once.
+    @inline(__always) mutating func append(atMost bound: Int, _ write: (inout LineCursor) -> Void) {
+        append(addingCapacity: bound) { span in
+            span.withUnsafeMutableBufferPointer { buffer, count in
+                let start = buffer.baseAddress! + count
+                var cursor = LineCursor(start)
+                write(&cursor)
+                count += cursor.next - start
+                assert(count <= buffer.count, "a line overran the bytes reserved for it")
+            }
+        }
     }
 }
 

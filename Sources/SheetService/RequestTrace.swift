@@ -19,7 +19,8 @@ struct RequestTrace: Sendable {
     var traceID: String?
     /// The session the request's path names, once routed.
     var sessionID: String?
-    /// The access-log record, set only while its line is logged: the JSON handler writes its
+    /// The access-log record, set only while its line is logged through swift-log (`AccessLog`,
+    /// when the logger's handler is not a plain `LineLogHandler`): a `LineLogHandler` writes its
     /// fields into the line, the metadata provider hands it to other handlers as `access`.
     var access: AccessRecord?
 

@@ -22,8 +22,8 @@ package final class SheetResponder: HTTPResponder {
     /// existential, on every read: ≈ 400 instructions a request).
     private let logsEveryAnswer: Bool
 
-    /// Whether every answer gets an access-log line at info (`ServiceConfiguration.accessLog`).
-    private let accessLog: Bool
+    /// Where every answer's access-log line goes, if anywhere (`ServiceConfiguration.accessLog`).
+    private let accessLog: AccessLog
 
     let draining = Atomic<Bool>(false)
     let pacer: FramePacer
@@ -48,7 +48,7 @@ package final class SheetResponder: HTTPResponder {
         self.clock = clock
         self.logger = logger
         self.logsEveryAnswer = logger.logLevel <= .debug
-        self.accessLog = configuration.accessLog && logger.logLevel <= .info
+        self.accessLog = AccessLog(on: configuration.accessLog, logger: logger)
         self.presetsJSON = Wire.presets()
         self.openAPIYAML = try Self.resource("openapi", "yaml")
         self.indexHTML = try Self.resource("index", "html")
@@ -106,20 +106,20 @@ package final class SheetResponder: HTTPResponder {
         _ slot: TraceSlot
     ) {
         if let id = slot.trace?.id { response.headers.appendKeepingVetted(name: "X-Request-Id", value: id) }
-        if accessLog {
+        if accessLog.isOn {
             let bytes: Int? =
                 switch response.body {
                 case .bytes(let b): b.count
                 case .buffer(let b): b.count
                 case .stream: nil  // a frame stream: its line is written when it opens
                 }
-            // The record rides on the request's trace, as its id does: no metadata dictionary is
-            // built for the line, and the JSON handler writes the fields straight from it.
-            slot.trace?.access = AccessRecord(
-                method: head.method, route: route, status: response.status, nanoseconds: nanoseconds, bytes: bytes,
-                client: head.client)
-            logger.info("access")
-            slot.trace?.access = nil
+            // No metadata dictionary is built for the line: the line handler writes the fields
+            // straight from the record.
+            accessLog.log(
+                AccessRecord(
+                    method: head.method, route: route, status: response.status, nanoseconds: nanoseconds,
+                    bytes: bytes, client: head.client),
+                slot)
         }
         if response.status >= 500 && response.status != 503 {
             logger.error("\(head.method) \(head.target) → \(response.status)")

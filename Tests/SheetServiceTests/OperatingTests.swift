@@ -18,10 +18,14 @@ private final class LogCapture: Sendable {
     let raw = Mutex<[String]>([])
 
     /// A logger writing JSON lines here, with the request metadata every line of a request gets.
-    func logger(level: Logger.Level = .info, format: LineLogHandler.Format = .json) -> Logger {
+    /// With a `provider`, the access line goes through swift-log's call, as for any handler with
+    /// metadata of its own; without, straight to the handler.
+    func logger(
+        level: Logger.Level = .info, format: LineLogHandler.Format = .json, provider: Logger.MetadataProvider? = nil
+    ) -> Logger {
         var logger = Logger(label: "sheetd") { label, _ in
             LineLogHandler(
-                label: label, format: format,
+                label: label, format: format, metadataProvider: provider,
                 sink: LogSink { [self] bytes in raw.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) } })
         }
         logger.logLevel = level
@@ -184,6 +188,71 @@ extension ServiceIntegration.OperatingTests {
         defer { plain.stop() }
         #expect(try HTTPConnection(port: plain.port).get("/healthz").status == 200)
         #expect(quiet.lines.filter { $0["route"] != nil }.isEmpty)
+    }
+
+    /// The access line written straight to the handler is byte for byte the one swift-log's call
+    /// writes (a handler with a provider takes that path), in both formats, timestamp and duration
+    /// aside; the text form has every field the JSON form has, in the same order.
+    @Test func directAccessLineIsTheLoggedOne() throws {
+        let trace = "4bf92f3577b34da6a3ce929d0e0e4736"
+        let rows: [(id: String, method: String, path: String, headers: [(String, String)], body: String?)] = [
+            ("d-put", "PUT", "/sessions/d1", [], #"{"initialDetent": "normal"}"#),  // a session id from the path, a body
+            (
+                "d-trace", "POST", "/sessions/d1/pan", [("traceparent", "00-\(trace)-00f067aa0ba902b7-01")],
+                #"{"phase":"began"}"#
+            ),  // every id
+            ("d-404", "GET", "/nowhere", [], nil),  // no route: the template of unmatched paths
+            ("d-400", "POST", "/sessions", [], "{"),  // a problem answer
+            ("d-options", "OPTIONS", "/sessions", [], nil),  // a preflight
+        ]
+        // Timestamp, duration and a session's bytes (its answer holds times) differ between two
+        // requests; everything else must not.
+        func masked(_ line: String) -> String {
+            line.replacing(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z/, with: "T").replacing(
+                /(duration_ms|bytes)(":|=)[\d.]+/, with: { "\($0.1)\($0.2)N" })
+        }
+        for format in [LineLogHandler.Format.json, .text] {
+            var lines: [[String: String]] = []
+            for provider in [nil, Logger.MetadataProvider { [:] }] {
+                let capture = LogCapture()
+                var configuration = ServiceConfiguration()
+                configuration.port = 0
+                configuration.accessLog = true
+                let server = try SheetServer(
+                    configuration: configuration, logger: capture.logger(format: format, provider: provider))
+                try server.start()
+                defer { server.stop() }
+                let c = try HTTPConnection(port: server.port)
+                for row in rows {
+                    let headers = [("X-Request-Id", row.id)] + row.headers
+                    if let body = row.body {
+                        _ = try c.request(row.method, row.path, headers: headers, json: body)
+                    } else {
+                        _ = try c.request(row.method, row.path, headers: headers)
+                    }
+                }
+                var byID: [String: String] = [:]
+                for line in capture.raw.withLock({ $0 }) where line.contains("access") {
+                    for row in rows
+                    where line.contains(format == .json ? #""request_id":"\#(row.id)""# : "request_id=\(row.id) ") {
+                        byID[row.id] = masked(line)
+                    }
+                }
+                lines.append(byID)
+            }
+            for row in rows {
+                let direct = try #require(lines[0][row.id], "\(format) \(row.id): no direct line")
+                #expect(direct == lines[1][row.id], "\(format) \(row.id)")
+            }
+            if format == .text {
+                let line = try #require(lines[0]["d-trace"])
+                #expect(
+                    line.wholeMatch(
+                        of:
+                            /T info sheetd: access request_id=d-trace trace_id=[0-9a-f]{32} session_id=d1 method=POST route=\/sessions\/\{id\}\/pan status=200 duration_ms=N bytes=N client=127\.0\.0\.1\n/
+                    ) != nil, "\(line)")
+            }
+        }
     }
 
     /// JSON lines stay one valid object per line whatever the message and metadata hold.
