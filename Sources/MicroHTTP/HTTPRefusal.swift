@@ -86,6 +86,12 @@ public struct HTTPRefusal: Sendable, Equatable {
         }
     }
 
+    /// The refusal as a plain-text answer: its status, and its detail as the body.
+    public var plainTextResponse: HTTPResponse {
+        HTTPResponse(
+            status: status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Array((detail + "\n").utf8))
+    }
+
     /// Whether the head's fields were read whole and well-formed, so that an answer may act on them
     /// (echo a request id, add CORS headers); false when the head itself is what is wrong.
     public var headIsReadable: Bool {

@@ -38,7 +38,7 @@ public struct HTTPRequestHead: Sendable {
         self.headers = headers
         self.version = version
         self.queryStart = Self.queryStart(of: target)
-        (contentLength, contentType, requestID, traceparent) = Self.knownFields(of: headers)
+        _ = HeadReader.read(fieldsOf: &self)
     }
 
     /// A head with no fields yet, room reserved for a typical head's; the server fills them in.
@@ -48,16 +48,6 @@ public struct HTTPRequestHead: Sendable {
         self.headers = HTTPHeaders(reservingBytes: bytes, fields: fields)
         self.version = version
         self.queryStart = Self.queryStart(of: target)
-    }
-
-    /// The declared length (when exactly one Content-Length), the Content-Type, and the first
-    /// X-Request-Id and traceparent of `headers`, for a head made without a socket.
-    private static func knownFields(of headers: HTTPHeaders) -> (Int?, String?, String?, String?) {
-        let lengths = headers.values(for: "content-length")
-        return (
-            lengths.count == 1 ? Int(lengths[0]) : nil, headers["content-type"], headers["x-request-id"],
-            headers["traceparent"]
-        )
     }
 
     /// Where the first "?" of `target` is, searched in its contiguous UTF-8 (a generic

@@ -38,8 +38,6 @@ extension HTTPResponder {
 
     /// The refusal's detail as plain text, with its status.
     public func refused(_ refusal: HTTPRefusal, _ head: HTTPRequestHead) -> HTTPResponse {
-        HTTPResponse(
-            status: refusal.status, headers: ["Content-Type": "text/plain; charset=utf-8"],
-            body: Array((refusal.detail + "\n").utf8))
+        refusal.plainTextResponse
     }
 }

@@ -31,17 +31,12 @@ struct RequestTrace: Sendable {
     /// The trace of a request with this head (MicroHTTP kept the first X-Request-Id and
     /// traceparent in its one pass over the fields; a String is made only for the values kept).
     init(_ head: borrowing HTTPRequestHead) {
-        var id = head.requestID
-        if var given = id {
-            // The first X-Request-Id decides: a later one does not replace a bad first one.
-            if !given.withUTF8({ Self.isSaneID(UnsafeRawBufferPointer($0)) }) { id = nil }
-        }
-        self.id = id ?? Self.generatedID()
-        if var traceparent = head.traceparent {
-            self.traceID = traceparent.withUTF8 { Self.traceID(traceparent: UnsafeRawBufferPointer($0)) }
-        } else {
-            self.traceID = nil
-        }
+        // The first X-Request-Id decides: a later one does not replace a bad first one.
+        var requestID = head.requestID
+        let isSane = requestID?.withUTF8 { Self.isSaneID(UnsafeRawBufferPointer($0)) } ?? false
+        self.id = isSane ? requestID! : Self.generatedID()
+        var traceparent = head.traceparent
+        self.traceID = traceparent?.withUTF8 { Self.traceID(traceparent: UnsafeRawBufferPointer($0)) } ?? nil
     }
 
     /// Whether a client's request id is kept: 1–128 bytes of A–Z a–z 0–9 and - _ . : + / = @

@@ -27,9 +27,7 @@ final class TestResponder: HTTPResponder {
     /// Records the refusal and answers as the protocol's default does (its detail as plain text).
     func refused(_ refusal: HTTPRefusal, _ head: HTTPRequestHead) -> HTTPResponse {
         refusals.withLock { $0.append(refusal) }
-        return HTTPResponse(
-            status: refusal.status, headers: ["Content-Type": "text/plain; charset=utf-8"],
-            body: Array((refusal.detail + "\n").utf8))
+        return refusal.plainTextResponse
     }
 
     func respond(to request: HTTPRequest) -> HTTPResponse {

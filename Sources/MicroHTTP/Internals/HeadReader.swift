@@ -17,13 +17,17 @@ struct HeadReader {
 
     private init() {}
 
-    /// Reads `headers` as if they had arrived (a head made without a socket: fuzzing).
-    init(_ headers: HTTPHeaders) {
-        var scratch = HTTPRequestHead(method: "", target: "/")
+    /// Reads the fields `head` already has, as if they had arrived, setting its known fields (a
+    /// head made without a socket: tests, fuzzing; the same rules as the server's pass).
+    static func read(fieldsOf head: inout HTTPRequestHead) -> HeadReader {
+        var reader = HeadReader()
+        let headers = head.headers
         headers.forEachRaw { name, value in
-            read(name: name, value: value, into: &scratch)
+            reader.note(name: name, value: value, in: &head)
             return true
         }
+        head.contentLength = reader.declaredLength
+        return reader
     }
 
     /// Reads the header fields of the request on `connection` into a head with the request line's
@@ -51,7 +55,8 @@ struct HeadReader {
                                 value.map { UnsafeRawBufferPointer(start: $0, count: valueSize) }
                                 ?? UnsafeRawBufferPointer(start: nil, count: 0)
                             let pass = cls.assumingMemoryBound(to: Pass.self).pointee
-                            pass.reader.pointee.read(name: name, value: text, into: &pass.head.pointee)
+                            pass.head.pointee.headers.append(name: name, value: text)
+                            pass.reader.pointee.note(name: name, value: text, in: &pass.head.pointee)
                             return MHD_Result.YES
                         }, pass)
                 }
@@ -64,10 +69,11 @@ struct HeadReader {
     /// What libmicrohttpd's iterator is handed: the head being filled and the reader's state.
     private typealias Pass = (head: UnsafeMutablePointer<HTTPRequestHead>, reader: UnsafeMutablePointer<HeadReader>)
 
-    private mutating func read(
-        name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, into head: inout HTTPRequestHead
+    /// Applies the rules to one field of `head`, and keeps its value in `head` if it is one of the
+    /// fields the head carries apart.
+    private mutating func note(
+        name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, in head: inout HTTPRequestHead
     ) {
-        head.headers.append(name: name, value: value)
         // Past the first bad name the rules are decided, but the fields a refusal's answer uses
         // (the request id) are still read.
         if badName == nil, !conformsToRules(name) { return }
@@ -186,7 +192,8 @@ extension HTTPRefusal {
     /// The refusal the server would answer `head` with before its body, by the same rules and in
     /// the same order, for a head made without a socket (the fuzz target); nil to go on.
     package static func framing(of head: HTTPRequestHead, maxBodyBytes: Int, chunkedBodies: Bool) -> HTTPRefusal? {
-        HeadReader(head.headers).refusal(
+        var scratch = head
+        return HeadReader.read(fieldsOf: &scratch).refusal(
             version: head.version, maxBodyBytes: maxBodyBytes, chunkedBodies: chunkedBodies)
     }
 }
