@@ -1,14 +1,16 @@
 import Foundation
 
 /// Write-behind to Redis: callers enqueue a SET or DEL and return at once; one background thread
-/// writes them.
+/// writes them. A caller that must know its write reached Redis (a creation it is about to
+/// acknowledge) enqueues it tracked and waits for that write alone, up to a deadline.
 ///
 /// Writes are coalesced by key (only the latest operation on a key is sent; a DEL after a SET
 /// replaces it) and pipelined in batches. While Redis is down the thread retries with backoff
-/// (50 ms doubling to 2 s) and keeps only the latest operation per key, at most `maxPending` keys:
-/// operations on further keys are dropped and counted as failed (newer operations on a key already
-/// waiting, or in the batch being retried, are always kept). An operation Redis refuses (an
-/// error reply, e.g. OOM) is counted as failed and not retried.
+/// (50 ms doubling to 2 s) and keeps only the latest operation per key, at most `maxPending` keys
+/// and about `maxPendingBytes` bytes of keys and values: operations on further keys are dropped
+/// and counted (newer operations on a key already waiting, or in the batch being retried, are
+/// always kept, so the bytes can pass the bound by what one key's values grow). An operation Redis
+/// refuses (an error reply, e.g. OOM) is counted as refused and not retried.
 ///
 /// The thread uses the connection it is given; give it its own `RedisConnection` so that its
 /// retries never make request-path calls wait for the connection's mutex.
@@ -17,13 +19,38 @@ public final class RedisWriter: Sendable {
     public struct Statistics: Sendable, Hashable {
         /// Operations Redis accepted.
         public var written: Int
-        /// Operations dropped: over `maxPending`, refused by Redis, enqueued after `close()`, or
-        /// left when `close()` could not reach Redis.
-        public var failed: Int
+        /// Operations Redis refused (an error reply).
+        public var refused: Int
+        /// Operations never sent: over `maxPending` or `maxPendingBytes`, enqueued after
+        /// `close()`, or left when `close()` could not reach Redis.
+        public var dropped: Int
         /// Keys waiting to be written, including the batch in flight.
         public var pending: Int
+        /// Bytes of keys and values waiting, including the batch in flight.
+        public var pendingBytes: Int
         /// Operations replaced by a later one on the same key before being sent.
         public var coalesced: Int
+
+        /// Operations refused or dropped.
+        public var failed: Int { refused + dropped }
+    }
+
+    /// A tracked write, to wait for with `wait(for:timeout:)` (exactly once: until then the writer
+    /// keeps what that write became).
+    public struct Ticket: Sendable {
+        let key: String
+        /// The write's sequence number; 0 when it was dropped as it was enqueued.
+        let sequence: UInt64
+    }
+
+    /// What became of a tracked write.
+    public enum Receipt: Sendable, Equatable {
+        /// Redis has it: the write, or a later one on its key that replaced it before it was sent.
+        case written
+        /// Redis refused it, or it was dropped (over the bounds, or the writer closed).
+        case failed
+        /// Not written by the deadline; it stays queued and may still be written.
+        case timedOut
     }
 
     private let queue: WriteQueue
@@ -33,8 +60,15 @@ public final class RedisWriter: Sendable {
     /// `linger`: seconds the thread waits, once woken by new work, before it takes a batch, so that
     /// a burst of writes to the same keys (a gesture's 60 Hz events) goes out as one write per key
     /// and many keys share one pipeline; `flush` and `close` cut it short. 0 writes at once.
-    public init(connection: RedisConnection, maxPending: Int = 1_000_000, linger: Double = 0) {
-        queue = WriteQueue(connection: connection, maxPending: max(1, maxPending), linger: max(0, linger))
+    ///
+    /// `maxPendingBytes`: the bound on what waits while Redis is away (64 MiB by default: with
+    /// sessions of ≈ 1.5 KB, about 40,000 of them).
+    public init(
+        connection: RedisConnection, maxPending: Int = 1_000_000, maxPendingBytes: Int = 64 << 20, linger: Double = 0
+    ) {
+        queue = WriteQueue(
+            connection: connection, maxPending: max(1, maxPending), maxPendingBytes: max(1, maxPendingBytes),
+            linger: max(0, linger))
         let queue = self.queue
         // The thread holds the queue until `close()` (or deinit) ends its loop.
         let thread = Thread { queue.run() }
@@ -53,6 +87,19 @@ public final class RedisWriter: Sendable {
     /// Enqueues DEL `key`; never waits for Redis.
     public func delete(_ key: String) {
         queue.enqueue(key, .delete)
+    }
+
+    /// Enqueues SET `key` `value` [EX `ttlSeconds`] as `set` does, and returns a ticket to wait
+    /// for this write with; never waits for Redis.
+    public func setTracked(_ key: String, _ value: [UInt8], ttlSeconds: Int?) -> Ticket {
+        Ticket(key: key, sequence: queue.enqueue(key, .set(value, ttlSeconds: ttlSeconds), tracked: true))
+    }
+
+    /// Waits until the ticket's write is written, refused or dropped, at most `timeout` seconds
+    /// (without waiting for writes to other keys queued before it beyond the batches they share).
+    /// A writer lingering or waiting to retry writes at once.
+    public func wait(for ticket: Ticket, timeout: Double) -> Receipt {
+        queue.wait(for: ticket, timeout: timeout)
     }
 
     /// Waits until every operation enqueued before this call has been written (or dropped), for up
@@ -95,11 +142,13 @@ final class WriteQueue: @unchecked Sendable {
     private let connection: RedisConnection
     private let maxPending: Int
 
-    /// An operation on a key and the sequence number of the oldest operation it replaced.
+    /// An operation on a key, and the sequence numbers of the oldest operation it stands for and
+    /// of its own (the newest).
     private struct Entry {
         let key: String
         var operation: WriteOperation
         let oldest: UInt64
+        var newest: UInt64
 
         var command: RedisCommand {
             switch operation {
@@ -129,15 +178,23 @@ final class WriteQueue: @unchecked Sendable {
     private var sequence: UInt64 = 0
 
     private var written = 0
-    private var failed = 0
+    private var refused = 0
+    private var dropped = 0
     private var coalesced = 0
+    /// Bytes of the entries waiting and in the batch.
+    private var pendingBytes = 0
+    private let maxPendingBytes: Int
+    /// Keys with tracked writes not yet waited for, and how many each has.
+    private var watched: [String: Int] = [:]
+    /// For watched keys: the newest sequence number settled so far and whether Redis took it.
+    private var receipts: [String: (through: UInt64, written: Bool)] = [:]
     private var lastErrorValue: RedisError?
     private var failures = 0
     private var retryAt: Date?
     private var threadIsIdle = false
     /// Seconds to wait for more work before taking a batch (see `RedisWriter.init`).
     private let linger: Double
-    /// Callers waiting in `flush`: the thread does not linger for them.
+    /// Callers waiting in `flush` or for a ticket: the thread does not linger for them.
     private var flushWaiters = 0
     private var closing = false
     private var finished = false
@@ -146,34 +203,92 @@ final class WriteQueue: @unchecked Sendable {
     private static let batchCommands = 512
     private static let batchBytes = 4 << 20
 
-    init(connection: RedisConnection, maxPending: Int, linger: Double) {
+    init(connection: RedisConnection, maxPending: Int, maxPendingBytes: Int, linger: Double) {
         self.connection = connection
         self.maxPending = maxPending
+        self.maxPendingBytes = maxPendingBytes
         self.linger = linger
     }
 
-    func enqueue(_ key: String, _ operation: WriteOperation) {
+    /// Queues `operation` on `key`: its sequence number, or 0 when it was dropped. A tracked one
+    /// is watched until `wait(for:)` is called with it.
+    @discardableResult
+    func enqueue(_ key: String, _ operation: WriteOperation, tracked: Bool = false) -> UInt64 {
         condition.lock()
         defer { condition.unlock() }
         if closing {
-            failed += 1
-            return
+            dropped += 1
+            return 0
         }
         sequence += 1
-        if waiting[key] != nil {
-            waiting[key]!.operation = operation
+        if tracked { watched[key, default: 0] += 1 }
+        if let old = waiting[key] {
+            var entry = old
+            entry.operation = operation
+            entry.newest = sequence
+            pendingBytes += entry.byteCount - old.byteCount
+            waiting[key] = entry
             coalesced += 1
-            return
+            return sequence
         }
+        let entry = Entry(key: key, operation: operation, oldest: sequence, newest: sequence)
         let inBatch = batchKeys.contains(key)
-        if !inBatch && pendingKeys >= maxPending {
-            failed += 1
-            return
+        if !inBatch && (pendingKeys >= maxPending || pendingBytes + entry.byteCount > maxPendingBytes) {
+            dropped += 1
+            if tracked { unwatch(key) }
+            return 0
         }
-        waiting[key] = Entry(key: key, operation: operation, oldest: sequence)
+        waiting[key] = entry
+        pendingBytes += entry.byteCount
         arrivals.append((key, sequence))
         if inBatch { overlap += 1 }
         if threadIsIdle { condition.broadcast() }
+        return sequence
+    }
+
+    func wait(for ticket: RedisWriter.Ticket, timeout: Double) -> RedisWriter.Receipt {
+        if ticket.sequence == 0 { return .failed }
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        defer { unwatch(ticket.key) }
+        flushWaiters += 1
+        defer { flushWaiters -= 1 }
+        retryAt = nil
+        condition.broadcast()
+        while isPending(ticket) && !finished {
+            if !condition.wait(until: deadline) { break }
+        }
+        if isPending(ticket) { return .timedOut }
+        guard let receipt = receipts[ticket.key], receipt.through >= ticket.sequence else {
+            // Settled without a receipt: dropped when the writer closed.
+            return .failed
+        }
+        return receipt.written ? .written : .failed
+    }
+
+    /// Whether the ticket's write, or an entry standing for it, still waits or is in the batch.
+    private func isPending(_ ticket: RedisWriter.Ticket) -> Bool {
+        if let entry = waiting[ticket.key], entry.oldest <= ticket.sequence { return true }
+        guard batchKeys.contains(ticket.key) else { return false }
+        return batch.contains { $0.key == ticket.key && $0.oldest <= ticket.sequence }
+    }
+
+    private func unwatch(_ key: String) {
+        guard let count = watched[key] else { return }
+        if count > 1 {
+            watched[key] = count - 1
+        } else {
+            watched[key] = nil
+            receipts[key] = nil
+        }
+    }
+
+    /// Notes what became of `entry` for the tracked writes on its key.
+    private func settle(_ entry: Entry, written: Bool) {
+        guard watched[entry.key] != nil else { return }
+        if let earlier = receipts[entry.key], earlier.through > entry.newest { return }
+        receipts[entry.key] = (entry.newest, written)
     }
 
     func flush(timeout: Double) -> Bool {
@@ -194,7 +309,9 @@ final class WriteQueue: @unchecked Sendable {
     var statistics: RedisWriter.Statistics {
         condition.lock()
         defer { condition.unlock() }
-        return .init(written: written, failed: failed, pending: pendingKeys, coalesced: coalesced)
+        return .init(
+            written: written, refused: refused, dropped: dropped, pending: pendingKeys, pendingBytes: pendingBytes,
+            coalesced: coalesced)
     }
 
     var lastError: RedisError? {
@@ -242,14 +359,17 @@ final class WriteQueue: @unchecked Sendable {
             switch outcome {
             case .success(let replies):
                 lastErrorValue = nil
-                for (command, reply) in zip(commands, replies) {
+                for (entry, (command, reply)) in zip(batch, zip(commands, replies)) {
+                    pendingBytes -= entry.byteCount
                     if case .error(let message) = reply {
-                        failed += 1
+                        refused += 1
+                        settle(entry, written: false)
                         lastErrorValue = RedisError(
                             .errorReply, function: command.name,
                             reason: "\(connection.endpoint.address) replied \"\(message)\"")
                     } else {
                         written += 1
+                        settle(entry, written: true)
                     }
                 }
                 batch.removeAll(keepingCapacity: true)
@@ -260,7 +380,8 @@ final class WriteQueue: @unchecked Sendable {
                 lastErrorValue = error
                 failures += 1
                 if closing {
-                    failed += pendingKeys
+                    dropped += pendingKeys
+                    pendingBytes = 0
                     coalesced += overlap
                     overlap = 0
                     batch.removeAll()
@@ -285,7 +406,9 @@ final class WriteQueue: @unchecked Sendable {
     private func fillBatch() {
         for index in batch.indices {
             if let newer = waiting.removeValue(forKey: batch[index].key) {
+                pendingBytes -= batch[index].byteCount
                 batch[index].operation = newer.operation
+                batch[index].newest = newer.newest
                 coalesced += 1
                 overlap -= 1
             }

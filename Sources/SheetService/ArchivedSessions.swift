@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import RedisClient
 import MicroHTTP
 import Synchronization
 
@@ -61,11 +62,12 @@ extension SheetResponder {
     }
 
     /// Deletes `id` in the archive with a tombstone newer than `version`, and tells the other
-    /// processes.
-    func bury(_ id: String, after version: Int) {
-        guard let archive else { return }
-        archive.save(id, ArchiveCodec.tombstone(version: Self.nextVersion(after: version)))
+    /// processes; the DELETE waits for the tombstone (`confirm`) before it answers.
+    func bury(_ id: String, after version: Int) -> RedisWriter.Ticket? {
+        guard let archive else { return nil }
+        let ticket = archive.saveTracked(id, ArchiveCodec.tombstone(version: Self.nextVersion(after: version)))
         archive.announce(ArchiveNotice(kind: .deleted, id: id, instance: ""))
+        return ticket
     }
 
     /// Another process took a session over, or deleted it: the copy here is dropped and its
@@ -88,16 +90,73 @@ extension SheetResponder {
         max(version + 1, Int(Date().timeIntervalSince1970 * 1e6))
     }
 
-    /// Writes the session to the archive, if there is one (the caller holds its lock: `r`).
-    /// Versions are microseconds of wall time, kept increasing, so that any process's later
+    /// Writes the session to the archive behind, if there is one (the caller holds its lock:
+    /// `r`). Versions are microseconds of wall time, kept increasing, so that any process's later
     /// write outranks an earlier one.
     func save(_ box: SessionBox, _ r: inout SessionRecord) {
         guard let archive else { return }
         r.version = Self.nextVersion(after: r.version)
-        archive.save(
-            box.id,
-            ArchiveCodec.encode(
-                box, r, version: r.version, serverNow: clock.now, wallNow: Date().timeIntervalSince1970))
+        archive.save(box.id, encoding(box, r))
+    }
+
+    /// `save`, for a creation or replacement that waits for the write (`confirm`) before it
+    /// answers.
+    func saveTracked(_ box: SessionBox, _ r: inout SessionRecord) -> RedisWriter.Ticket? {
+        guard let archive else { return nil }
+        r.version = Self.nextVersion(after: r.version)
+        return archive.saveTracked(box.id, encoding(box, r))
+    }
+
+    /// The archive's encoding of the session as it is now, at its current version.
+    private func encoding(_ box: SessionBox, _ r: SessionRecord) -> [UInt8] {
+        ArchiveCodec.encode(box, r, version: r.version, serverNow: clock.now, wallNow: Date().timeIntervalSince1970)
+    }
+
+    /// Waits for a tracked write, at most the store's deadline: an acknowledged creation,
+    /// replacement or deletion is in the store before its answer leaves, so it survives this
+    /// process (a `kill -9` right after the answer included). Throws 503 `store-unavailable` when
+    /// the store did not confirm it; `what` and `undone` say what became of the change.
+    func confirm(_ ticket: RedisWriter.Ticket?, _ what: String, undone: Bool) throws(Problem) {
+        guard let ticket, let archive else { return }
+        let receipt = archive.confirm(ticket, timeout: configuration.storeDeadline)
+        if receipt == .written { return }
+        metrics.storeErrors.increment()
+        let why = receipt == .timedOut ? "did not confirm it within \(configuration.storeDeadline) s" : "refused it"
+        logger.warning("session store: \(what): the store \(why)")
+        throw Problem(
+            status: 503, code: "store-unavailable",
+            detail: undone
+                ? "the session store \(why), so \(what) did not happen; retry shortly"
+                : "the session store \(why): \(what) is done on this instance and queued for the store, but not safe against this instance's failure until the store has it; repeat the request (it is idempotent) to be told when it is",
+            headers: [("Retry-After", String(configuration.retryAfter))])
+    }
+
+    /// The store may have lost what this process wrote (it answers again after an outage, or
+    /// another server answers): every session held here is written again, unless the store holds
+    /// a newer version of it (another process moved on with it). In slices of 256, each encoded
+    /// under its lock and written in one round trip.
+    func storeChanged(_ change: StoreChange) {
+        guard let archive else { return }
+        metrics.storeReturns.increment()
+        let held = store.all()
+        var written = 0
+        do {
+            for start in stride(from: 0, to: held.count, by: 256) {
+                let slice = held[start..<min(start + 256, held.count)].map { box in
+                    box.record.withLock { r in (id: box.id, bytes: encoding(box, r), version: r.version) }
+                }
+                written += try archive.rewrite(slice)
+            }
+            metrics.sessionsRewritten.increment(by: written)
+            logger.notice(
+                "session store: wrote \(written) of the \(held.count) sessions held here back (\(held.count - written) were as new or newer there)"
+            )
+        } catch {
+            metrics.sessionsRewritten.increment(by: written)
+            logger.error(
+                "session store: writing the sessions held here back stopped after \(written) of \(held.count): \(error); the next change of the store tries again"
+            )
+        }
     }
 
     /// Waits until the archive has every write queued so far (the drain's last step; every
@@ -107,7 +166,7 @@ extension SheetResponder {
         let flushed = archive.flush(timeout: timeout)
         let s = archive.statistics
         logger.info(
-            "session store: \(flushed ? "flushed" : "flush timed out") on drain (written \(s.written), failed \(s.failed), pending \(s.pending))"
+            "session store: \(flushed ? "flushed" : "flush timed out") on drain (written \(s.written), refused \(s.refused), dropped \(s.dropped), pending \(s.pending))"
         )
     }
 }

@@ -1,38 +1,62 @@
 import Foundation
+import Logging
 import RedisClient
 import SheetPhysics
 import Synchronization
 
 /// The archive in Redis (`--store redis://host:port`): saves and removals go through a
-/// write-behind writer on a connection of its own (the request path never waits on them); loads
-/// use another connection, so they never queue behind a batch of writes. Keys are
+/// write-behind writer on a connection of its own (a creation, replacement or deletion waits for
+/// its own write, nothing else waits); loads use another connection, so they never queue behind a
+/// batch of writes; a third one watches the store's identity (`StoreWatch`). Keys are
 /// `sheetd:session:<id>` and expire after the idle TTL, as sessions do in memory.
 final class RedisSessionArchive: SessionArchive {
     private let endpoint: RedisEndpoint
     private let reader: RedisConnection
     private let writer: RedisWriter
+    private let watcher: RedisConnection
     private let ttlSeconds: Int
+    private let logger: Logger
     private let subscriber = Mutex<RedisSubscriber?>(nil)
+    private let storeWatch = Mutex<StoreWatch?>(nil)
     /// This process's name in notices: 64 random bits.
     let instance = String(UInt64.random(in: 1...UInt64.max), radix: 36)
     static let keyPrefix = "sheetd:session:"
     static let channel = "sheetd:sessions"
 
-    /// Connects twice to the Redis at `url` (failing at once when it cannot be reached).
-    init(url: String, ttlSeconds: Int, timeout: Double = 1) throws {
+    /// Writes a session unless the stored one's version is at least as new. The version is the
+    /// first `"version":` of the encoding (ArchiveCodec writes it second, after `"v"`); versions
+    /// are microseconds since 1970, ≈ 1.8e15, exact in Lua's doubles (< 2^53).
+    static let setUnlessNewer = """
+        local stored = redis.call('GET', KEYS[1])
+        if stored then
+          local version = tonumber(string.match(stored, '"version":(%d+)'))
+          if version and version >= tonumber(ARGV[2]) then return 0 end
+        end
+        redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[3])
+        return 1
+        """
+
+    /// Connects three times to the Redis at `url` (failing at once when it cannot be reached).
+    /// `deadline`: seconds a call may take, connecting included (a request waits at most that for
+    /// the store). `backlogBytes`: what the writer keeps while the store is away.
+    init(url: String, ttlSeconds: Int, deadline: Double, backlogBytes: Int, logger: Logger) throws {
         endpoint = try RedisEndpoint(url: url)
-        reader = try RedisConnection(endpoint: endpoint, timeout: timeout)
+        reader = try RedisConnection(endpoint: endpoint, timeout: deadline)
         try reader.ping()
         // 5 ms of linger: a gesture's 60 Hz events become about one write each, and busy
-        // instances pipeline many sessions per round trip (measured in PERFORMANCE.md).
+        // instances pipeline many sessions per round trip (measured in PERFORMANCE.md); a write
+        // someone waits for cuts it short.
         writer = RedisWriter(
-            connection: try RedisConnection(endpoint: endpoint, timeout: timeout), linger: 0.005)
+            connection: try RedisConnection(endpoint: endpoint, timeout: deadline), maxPendingBytes: backlogBytes,
+            linger: 0.005)
+        watcher = try RedisConnection(endpoint: endpoint, timeout: deadline)
         self.ttlSeconds = max(1, ttlSeconds)
+        self.logger = logger
     }
 
     deinit {
+        stopListening()
         writer.close()
-        subscriber.withLock { $0?.close() }
     }
 
     func announce(_ notice: ArchiveNotice) {
@@ -50,13 +74,45 @@ final class RedisSessionArchive: SessionArchive {
         subscriber.withLock { $0 = started }
     }
 
+    func watch(_ handler: @escaping @Sendable (StoreChange) -> Void) {
+        let started = StoreWatch(
+            connection: watcher, writer: writer, logger: logger, interval: 0.5, onChange: handler)
+        storeWatch.withLock { $0 = started }
+    }
+
+    func stopListening() {
+        storeWatch.withLock { watch in
+            watch?.stop()
+            watch = nil
+        }
+        subscriber.withLock { subscriber in
+            subscriber?.close()
+            subscriber = nil
+        }
+    }
+
     func save(_ id: String, _ bytes: [UInt8]) { writer.set(Self.keyPrefix + id, bytes, ttlSeconds: ttlSeconds) }
+
+    func saveTracked(_ id: String, _ bytes: [UInt8]) -> RedisWriter.Ticket {
+        writer.setTracked(Self.keyPrefix + id, bytes, ttlSeconds: ttlSeconds)
+    }
+
+    func confirm(_ ticket: RedisWriter.Ticket, timeout: Double) -> RedisWriter.Receipt {
+        writer.wait(for: ticket, timeout: timeout)
+    }
+
     func remove(_ id: String) { writer.delete(Self.keyPrefix + id) }
     func load(_ id: String) throws -> [UInt8]? { try reader.get(Self.keyPrefix + id) }
     func flush(timeout: Double) -> Bool { writer.flush(timeout: timeout) }
 
-    var statistics: (written: Int, failed: Int, pending: Int) {
-        let s = writer.statistics
-        return (s.written, s.failed, s.pending)
+    func rewrite(_ sessions: [(id: String, bytes: [UInt8], version: Int)]) throws -> Int {
+        let ttl = Array(String(ttlSeconds).utf8)
+        let calls = sessions.map { s in
+            (keys: [Self.keyPrefix + s.id], arguments: [s.bytes, Array(String(s.version).utf8), ttl])
+        }
+        // On the watch's connection: the thread that calls this is the watch's own.
+        return try watcher.evaluate(Self.setUnlessNewer, calls).reduce(0) { $0 + Int($1 ?? 0) }
     }
+
+    var statistics: RedisWriter.Statistics { writer.statistics }
 }

@@ -48,10 +48,17 @@ public struct ServiceConfiguration: Sendable {
     /// even when they learn an id. Off by default.
     public var sessionTokens = false
     /// Where sessions are kept beyond this process: nil keeps them in memory only (lost with the
-    /// process); "redis://host:port[/db]" also writes them to Redis (on creation, on every
-    /// release, show and dismiss, and on drain) and loads from there a session this process does
-    /// not hold, so another instance, or this one after a restart, carries on with it.
+    /// process); "redis://host:port[/db]" (or "redis+sentinel://host:port[,…]/master[/db]") also
+    /// writes them to Redis and loads from there a session this process does not hold, so another
+    /// instance, or this one after a restart or a crash, carries on with it. A creation,
+    /// replacement or deletion is acknowledged once Redis has it; events are written behind.
     public var store: String?
+    /// Seconds a request waits for the store at most (a load, or the write a creation,
+    /// replacement or deletion waits for); past it the answer is 503 `store-unavailable`.
+    public var storeDeadline: Double = 1
+    /// Bytes of writes kept for the store while it is away; writes past it are dropped and counted
+    /// (sessions held here are written again when it answers).
+    public var storeBacklogBytes = 64 << 20
     /// Whether every answer is logged at info: method, route template, status, duration, bytes,
     /// client address, and the request's id and session. Off by default.
     public var accessLog = false

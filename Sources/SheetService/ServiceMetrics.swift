@@ -1,3 +1,4 @@
+import RedisClient
 import CoreMetrics
 import Prometheus
 
@@ -28,11 +29,17 @@ final class ServiceMetrics: Sendable {
     let cutOff: CoreMetrics.Counter
     /// Sessions this process loaded from the archive (a request for a session it did not hold).
     let sessionsRestored: CoreMetrics.Counter
-    /// Archive reads that failed (the store could not be reached: 503).
+    /// Requests answered 503 for the store: a load that failed, or a write a creation,
+    /// replacement or deletion waited for that the store did not confirm by the deadline.
     let storeErrors: CoreMetrics.Counter
-    /// The archive's writes still waiting (sampled when /metrics is read); its written and
-    /// failed writes, counters kept by the writer, are sampled into the exposition text.
+    /// The archive's writes still waiting, and their bytes (sampled when /metrics is read); the
+    /// writer's own counters (written, refused, dropped) are sampled into the exposition text.
     let storePending: CoreMetrics.Gauge
+    let storePendingBytes: CoreMetrics.Gauge
+    /// Times the store answered again after an outage, or another server answered (each time the
+    /// sessions held here are written back), and the sessions written back.
+    let storeReturns: CoreMetrics.Counter
+    let sessionsRewritten: CoreMetrics.Counter
     let framesSent: CoreMetrics.Counter
     /// Frames a slow reader never got: its unsent frames were replaced by the latest one.
     let framesDropped: CoreMetrics.Counter
@@ -71,6 +78,9 @@ final class ServiceMetrics: Sendable {
         sessionsRestored = CoreMetrics.Counter(label: "sheetd_sessions_restored_total", factory: factory)
         storeErrors = CoreMetrics.Counter(label: "sheetd_store_errors_total", factory: factory)
         storePending = CoreMetrics.Gauge(label: "sheetd_store_pending", factory: factory)
+        storePendingBytes = CoreMetrics.Gauge(label: "sheetd_store_pending_bytes", factory: factory)
+        storeReturns = CoreMetrics.Counter(label: "sheetd_store_returns_total", factory: factory)
+        sessionsRewritten = CoreMetrics.Counter(label: "sheetd_sessions_rewritten_total", factory: factory)
         framesSent = CoreMetrics.Counter(label: "sheetd_frames_sent_total", factory: factory)
         framesDropped = CoreMetrics.Counter(label: "sheetd_frames_dropped_total", factory: factory)
         framesSkipped = CoreMetrics.Counter(label: "sheetd_frames_skipped_total", factory: factory)
@@ -93,8 +103,8 @@ final class ServiceMetrics: Sendable {
     }
 
     /// The Prometheus text exposition: the registry's metrics, the store's write counters (when
-    /// there is a store: `written`, `failed`, sampled from its writer) and the process metrics.
-    func exposition(store: (written: Int, failed: Int)?) -> [UInt8] {
+    /// there is a store, sampled from its writer) and the process metrics.
+    func exposition(store: RedisWriter.Statistics?) -> [UInt8] {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(16 * 1024)
         registry.emit(into: &buffer)
@@ -102,9 +112,12 @@ final class ServiceMetrics: Sendable {
         if let store {
             for (name, help, value) in [
                 ("sheetd_store_written_total", "Session writes the store acknowledged.", store.written),
+                ("sheetd_store_failed_total", "Session writes dropped or refused by the store.", store.failed),
+                ("sheetd_store_refused_total", "Session writes the store refused (an error reply).", store.refused),
                 (
-                    "sheetd_store_failed_total", "Session writes dropped or refused by the store.",
-                    store.failed
+                    "sheetd_store_dropped_total",
+                    "Session writes never sent: over the backlog's bound while the store was away, or left at exit.",
+                    store.dropped
                 ),
             ] {
                 text += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(value)\n"

@@ -4,8 +4,10 @@ import SheetPhysics
 import Synchronization
 
 /// Where sessions are kept beyond this process (the optional `--store`), so that another instance,
-/// or this one after a restart, carries on with them. Writes are queued and never make a request
-/// wait; only a request for a session this process does not hold waits for a read.
+/// or this one after a restart or a crash, carries on with them. A creation, replacement or
+/// deletion waits for its own write (up to the store's deadline) before it is acknowledged; the
+/// events that follow are written behind, coalesced per session, and never make a request wait.
+/// A request for a session this process does not hold waits for a read.
 ///
 /// Class-bound: the responder holds one as `(any SessionArchive)?` and looks at it on every event
 /// (whether there is one, and to save), and a class existential is one reference, where a general
@@ -14,21 +16,37 @@ package protocol SessionArchive: AnyObject, Sendable {
     /// Queues the session's latest encoding; returns at once (later saves of one id replace
     /// earlier ones that have not been written yet).
     func save(_ id: String, _ bytes: [UInt8])
+    /// Queues the session's encoding as `save` does, for the caller to wait for with `confirm`.
+    func saveTracked(_ id: String, _ bytes: [UInt8]) -> RedisWriter.Ticket
+    /// Waits until the store has the tracked write (or refused or dropped it), at most `timeout`
+    /// seconds; a write that times out stays queued.
+    func confirm(_ ticket: RedisWriter.Ticket, timeout: Double) -> RedisWriter.Receipt
     /// Queues the removal of a session.
     func remove(_ id: String)
+    /// Writes each session unless the store holds a version at least as new (a process hands back
+    /// what it holds after the store lost it or was replaced); waits for the store. How many were
+    /// written.
+    func rewrite(_ sessions: [(id: String, bytes: [UInt8], version: Int)]) throws -> Int
     /// The stored encoding of `id`, nil if there is none. Waits for the store (bounded by its
     /// timeout); throws when the store cannot be reached.
     func load(_ id: String) throws -> [UInt8]?
     /// Waits until everything queued before the call is written, at most `timeout` seconds;
     /// false if that did not happen (the drain logs it).
     func flush(timeout: Double) -> Bool
-    /// A line for the log and /metrics: what the archive wrote, failed and has queued.
-    var statistics: (written: Int, failed: Int, pending: Int) { get }
+    /// For the log and /metrics: what the archive wrote, refused, dropped and has queued.
+    var statistics: RedisWriter.Statistics { get }
     /// Tells the other processes that this one took `notice.id` over from the archive, or deleted
     /// it, so that they drop their copies (and close their streams of it). Best effort.
     func announce(_ notice: ArchiveNotice)
     /// Calls `handler` with the other processes' notices, in order, on a thread of the archive's.
     func listen(_ handler: @escaping @Sendable (ArchiveNotice) -> Void)
+    /// Calls `handler`, on a thread of the archive's, each time the store may have lost what this
+    /// process wrote: it answers again after being unreachable, or another server answers (Redis
+    /// restarted, or a replica was promoted). The handler rewrites what the process holds.
+    func watch(_ handler: @escaping @Sendable (StoreChange) -> Void)
+    /// Ends `listen` and `watch` (their threads hold the handlers, and so the server); writes
+    /// still go out, so that a drain can flush after the server stopped. Idempotent.
+    func stopListening()
 }
 
 /// What one process tells the others about a session.
@@ -58,4 +76,13 @@ package struct ArchiveNotice: Sendable, Equatable {
         guard parts.count == 3, let kind = Kind(rawValue: String(parts[1])) else { return nil }
         self.init(kind: kind, id: String(parts[2]), instance: String(parts[0]))
     }
+}
+
+/// Why the store may have lost writes (see `SessionArchive.watch`).
+package enum StoreChange: Sendable, Equatable {
+    /// It answers again after `seconds` unreachable (writes over the backlog's bound were dropped).
+    case reachableAgain(seconds: Double)
+    /// Another server answers than before: restarted (without persistence it is empty) or a
+    /// replica promoted.
+    case replaced
 }

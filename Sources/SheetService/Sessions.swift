@@ -28,8 +28,17 @@ extension SheetResponder {
             let box = SessionBox(id: id, profile: profile, session: session, now: now, token: token)
             switch store.insertNew(box) {
             case true?:
+                let ticket = box.record.withLock { saveTracked(box, &$0) }
+                do {
+                    try confirm(ticket, "creating session \(id)", undone: true)
+                } catch {
+                    // Nobody knows the id yet: the session goes, and so does its write if it is
+                    // still queued (a delete behind it, should it have reached the store).
+                    _ = store.remove(box)
+                    archive?.remove(id)
+                    throw error
+                }
                 metrics.sessionsCreated.increment()
-                box.record.withLock { save(box, &$0) }
                 var r = snapshotResponse(201, box, at: now, token: token)
                 r.headers.append(name: "Location", value: "/sessions/\(id)")
                 return r
@@ -73,7 +82,8 @@ extension SheetResponder {
         switch store.put(box) {
         case .created:
             metrics.sessionsCreated.increment()
-            box.record.withLock { save(box, &$0) }
+            let ticket = box.record.withLock { saveTracked(box, &$0) }
+            try confirm(ticket, "creating session \(id)", undone: false)
             var r = snapshotResponse(201, box, at: now, token: token)
             r.headers.append(name: "Location", value: "/sessions/\(id)")
             return r
@@ -82,10 +92,11 @@ extension SheetResponder {
                 r.closeStreams(reason: "replaced", now: now)
                 return r.version
             }
-            box.record.withLock { r in
+            let ticket = box.record.withLock { r in
                 r.version = version
-                save(box, &r)
+                return saveTracked(box, &r)
             }
+            try confirm(ticket, "replacing session \(id)", undone: false)
             return snapshotResponse(200, box, at: now, token: token)
         case .full:
             throw full
@@ -98,7 +109,7 @@ extension SheetResponder {
             guard archive != nil, let stored = try stored(id), stored.box != nil else {
                 throw Problem.sessionNotFound(id)
             }
-            bury(id, after: stored.version)
+            try confirm(bury(id, after: stored.version), "deleting session \(id)", undone: false)
             return HTTPResponse(status: 204)
         }
         let now = clock.now
@@ -106,7 +117,7 @@ extension SheetResponder {
             r.closeStreams(reason: "deleted", now: now)
             return r.version
         }
-        bury(id, after: version)
+        try confirm(bury(id, after: version), "deleting session \(id)", undone: false)
         return HTTPResponse(status: 204)
     }
 

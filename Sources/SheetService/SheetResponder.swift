@@ -56,7 +56,9 @@ package final class SheetResponder: HTTPResponder {
         self.allowAnyOrigin = configuration.corsOrigins.contains("*")
         self.apiKey = configuration.apiKey.map { Array($0.utf8) }
         self.archive = try configuration.store.map { url in
-            try RedisSessionArchive(url: url, ttlSeconds: Int(configuration.sessionTTL.rounded(.up)))
+            try RedisSessionArchive(
+                url: url, ttlSeconds: Int(configuration.sessionTTL.rounded(.up)),
+                deadline: configuration.storeDeadline, backlogBytes: configuration.storeBacklogBytes, logger: logger)
         }
         self.pacer = FramePacer(clock: clock, keepAliveInterval: configuration.keepAliveInterval)
     }
@@ -158,10 +160,12 @@ package final class SheetResponder: HTTPResponder {
         case .metrics:
             metrics.liveSessions.record(store.count)
             let statistics = archive?.statistics
-            if let s = statistics { metrics.storePending.record(s.pending) }
+            if let s = statistics {
+                metrics.storePending.record(s.pending)
+                metrics.storePendingBytes.record(s.pendingBytes)
+            }
             return Self.bytes(
-                200, "text/plain; version=0.0.4; charset=utf-8",
-                metrics.exposition(store: statistics.map { ($0.written, $0.failed) }))
+                200, "text/plain; version=0.0.4; charset=utf-8", metrics.exposition(store: statistics))
         case .sessions: return try createSession(request)
         case .session:
             let id = id!

@@ -33,6 +33,7 @@ public final class SheetServer: Sendable {
     public func start() throws {
         let responder = self.responder
         responder.archive?.listen { notice in responder.heard(notice) }
+        responder.archive?.watch { change in responder.storeChanged(change) }
         try http.start()
         // Sweep at a quarter of the TTL (at most every 5 s), so a session lives at most 1.25 TTL.
         let interval = min(max(configuration.sessionTTL / 4, 0.05), 5)
@@ -111,6 +112,7 @@ public final class SheetServer: Sendable {
         }
         responder.pacer.stop()
         http.stop()
+        responder.archive?.stopListening()
     }
 
     deinit { stop() }

@@ -77,9 +77,21 @@ struct Serve: ParsableCommand {
 
     @Option(
         help:
-            "Where sessions are kept: memory (lost with the process) or redis://host:port[/db], from where any instance carries on with them (SHEETD_STORE)."
+            "Where sessions are kept: memory (lost with the process), redis://host:port[/db] or redis+sentinel://host:port[,host:port…]/master[/db], from where any instance carries on with them (SHEETD_STORE)."
     )
     var store = env("SHEETD_STORE") ?? "memory"
+
+    @Option(
+        help:
+            "Seconds a request waits for the store at most; creations, replacements and deletions wait for their write, and past this answer 503 (SHEETD_STORE_DEADLINE)."
+    )
+    var storeDeadline: Double = env("SHEETD_STORE_DEADLINE").flatMap(Double.init) ?? 1
+
+    @Option(
+        help:
+            "MiB of writes kept for the store while it is away; more are dropped, counted and logged (SHEETD_STORE_BACKLOG)."
+    )
+    var storeBacklog: Int = env("SHEETD_STORE_BACKLOG").flatMap(Int.init) ?? 64
 
     @Option(help: "Seconds to keep serving with readiness false after SIGTERM (SHEETD_DRAIN_GRACE).")
     var drainGrace: Double = env("SHEETD_DRAIN_GRACE").flatMap(Double.init) ?? 0
@@ -122,8 +134,16 @@ struct Serve: ParsableCommand {
         guard connectionLimit >= 0 else { throw ValidationError("--connection-limit must not be negative") }
         guard perIpLimit >= 0 else { throw ValidationError("--per-ip-limit must not be negative") }
         guard drainGrace >= 0 else { throw ValidationError("--drain-grace must not be negative") }
-        guard store == "memory" || store.hasPrefix("redis://") else {
-            throw ValidationError("--store must be memory or redis://host:port[/db], not \(store)")
+        guard store == "memory" || store.hasPrefix("redis://") || store.hasPrefix("redis+sentinel://") else {
+            throw ValidationError(
+                "--store must be memory, redis://host:port[/db] or redis+sentinel://host:port[,host:port…]/master[/db], not \(store)"
+            )
+        }
+        guard storeDeadline >= 0.01, storeDeadline <= 60 else {
+            throw ValidationError("--store-deadline must be 0.01 to 60 seconds, not \(storeDeadline)")
+        }
+        guard (1...65_536).contains(storeBacklog) else {
+            throw ValidationError("--store-backlog must be 1 to 65536 MiB, not \(storeBacklog)")
         }
     }
 
@@ -154,6 +174,8 @@ struct Serve: ParsableCommand {
         config.sessionTokens = sessionTokens
         config.drainGrace = drainGrace
         config.store = store == "memory" ? nil : store
+        config.storeDeadline = storeDeadline
+        config.storeBacklogBytes = storeBacklog << 20
 
         let server = try SheetServer(configuration: config, logger: logger)
         try server.start()

@@ -1,0 +1,64 @@
+/// Lua scripts and the server's identity: what a client needs to write conditionally (a value
+/// only where the stored one is older) and to notice that Redis was replaced (restarted, or a
+/// replica promoted), which a connection that simply reconnects would not show.
+extension RedisConnection {
+    /// EVAL `script` once per call, pipelined (one round trip for all): each call's integer reply,
+    /// or nil where the script returned nil. Every call is attempted; if Redis refused some (an
+    /// error reply, e.g. a script error or OOM), the first refusal is thrown after the rest were
+    /// read.
+    public func evaluate(_ script: String, _ calls: [(keys: [String], arguments: [[UInt8]])])
+        throws(RedisError) -> [Int64?]
+    {
+        if calls.isEmpty { return [] }
+        let name = Array("EVAL".utf8)
+        let body = Array(script.utf8)
+        let commands = calls.map { call in
+            RedisCommand(
+                arguments: [name, body, Array(String(call.keys.count).utf8)] + call.keys.map { Array($0.utf8) }
+                    + call.arguments)
+        }
+        var results: [Int64?] = []
+        results.reserveCapacity(calls.count)
+        var firstFailure: RedisError?
+        for (command, reply) in zip(commands, try execute(commands)) {
+            switch reply {
+            case .integer(let value): results.append(value)
+            case .null: results.append(nil)
+            case .error(let message):
+                results.append(nil)
+                if firstFailure == nil {
+                    firstFailure = RedisError(
+                        .errorReply, function: command.name, reason: "\(endpoint.address) replied \"\(message)\"")
+                }
+            case let other:
+                results.append(nil)
+                if firstFailure == nil {
+                    firstFailure = RedisError(
+                        .unexpectedReply, function: command.name,
+                        reason: "\(endpoint.address) replied with \(other.summary)")
+                }
+            }
+        }
+        if let firstFailure { throw firstFailure }
+        return results
+    }
+
+    /// The `run_id` of the server answering (INFO server): 40 random hex digits Redis draws each
+    /// time it starts, so a different one means a restarted or a different server.
+    public func serverRunID() throws(RedisError) -> String {
+        let command = RedisCommand.text(["INFO", "server"])
+        let reply = try execute([command])[0]
+        let text: String
+        switch reply {
+        case .bulk(let bytes): text = String(decoding: bytes, as: UTF8.self)
+        case .error(let message):
+            throw RedisError(.errorReply, function: "INFO", reason: "\(endpoint.address) replied \"\(message)\"")
+        default:
+            throw RedisError(.unexpectedReply, function: "INFO", reason: "\(endpoint.address) replied with \(reply.summary)")
+        }
+        for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("run_id:") {
+            return String(line.dropFirst("run_id:".count))
+        }
+        throw RedisError(.unexpectedReply, function: "INFO", reason: "\(endpoint.address) sent no run_id in INFO server")
+    }
+}
