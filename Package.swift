@@ -90,6 +90,7 @@ let package = Package(
             dependencies: [
                 "SheetService",
                 "SheetPhysics",
+                "RedisClient",
                 "SheetdTesting",
                 "PhysicsCheckValues",
                 .product(name: "Yams", package: "Yams"),

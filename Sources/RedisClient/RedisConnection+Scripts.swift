@@ -54,11 +54,13 @@ extension RedisConnection {
         case .error(let message):
             throw RedisError(.errorReply, function: "INFO", reason: "\(endpoint.address) replied \"\(message)\"")
         default:
-            throw RedisError(.unexpectedReply, function: "INFO", reason: "\(endpoint.address) replied with \(reply.summary)")
+            throw RedisError(
+                .unexpectedReply, function: "INFO", reason: "\(endpoint.address) replied with \(reply.summary)")
         }
         for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("run_id:") {
             return String(line.dropFirst("run_id:".count))
         }
-        throw RedisError(.unexpectedReply, function: "INFO", reason: "\(endpoint.address) sent no run_id in INFO server")
+        throw RedisError(
+            .unexpectedReply, function: "INFO", reason: "\(endpoint.address) sent no run_id in INFO server")
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import RedisClient
 import MicroHTTP
+import RedisClient
 import Synchronization
 
 /// Sessions kept beyond this process (`--store`): loading one another instance wrote, noticing

@@ -1,6 +1,6 @@
-import RedisClient
 import CoreMetrics
 import Prometheus
+import RedisClient
 
 /// The service's metrics, through swift-metrics handles backed by a Prometheus registry of this
 /// server's own (so several servers in one test process never share counters). Every handle is

@@ -80,7 +80,8 @@ final class StoreWatch: Sendable {
                     return .reachableAgain(seconds: seconds)
                 }
                 if let runID, runID != id {
-                    logger.warning("session store: \(address) is another server now (run_id changed: restarted or failed over)")
+                    logger.warning(
+                        "session store: \(address) is another server now (run_id changed: restarted or failed over)")
                     return .replaced
                 }
                 return nil

@@ -1,0 +1,167 @@
+import Foundation
+import RedisClient
+import SheetdTesting
+import Testing
+
+@testable import SheetService
+
+// What an acknowledgement means with a store, and what the store's own failures do: a creation,
+// replacement or deletion is in Redis before its answer leaves (so it survives the instance),
+// one the store does not confirm is 503, and a Redis that comes back empty gets back every session
+// an instance holds. Real redis-server, real servers on port 0; verdicts on what Redis and the
+// clients saw, never on how long anything took.
+
+extension ServiceIntegration {
+    @Suite struct StoreFaultTests {}
+}
+
+extension ServiceIntegration.StoreFaultTests {
+    private static let key = RedisSessionArchive.keyPrefix
+
+    /// A server on `redis`'s store, with a short deadline so refusals come quickly.
+    private func startServer(on redis: RedisServer, deadline: Double = 1) throws -> SheetServer {
+        try SheetServiceTests.startServer {
+            $0.store = redis.url()
+            $0.storeDeadline = deadline
+        }
+    }
+
+    /// The archive's document at `id`, read straight from Redis.
+    private func stored(_ id: String, in redis: RedisServer) throws -> [String: Any]? {
+        let connection = try RedisConnection(endpoint: try RedisEndpoint(url: redis.url()))
+        guard let bytes = try connection.get(Self.key + id) else { return nil }
+        return try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+    }
+
+    /// Every acknowledged change is in Redis the moment its answer arrives: read right after the
+    /// answer, with no wait (write-behind alone left the last ones out: a `kill -9` then lost them).
+    @Test func anAcknowledgedChangeIsInTheStoreWhenItsAnswerArrives() throws {
+        try ProcessResource.redisSubscriberThreads.exclusively {
+            let redis = try RedisServer()
+            let server = try startServer(on: redis)
+            defer { server.stop() }
+            let c = try HTTPConnection(port: server.port)
+            for round in 0..<40 {
+                // POST /sessions: the new id's session is stored, at rest where it was configured.
+                let created = try c.request("POST", "/sessions", json: #"{"initialDetent": "normal"}"#)
+                #expect(created.status == 201)
+                let id = try #require(created.json?["id"] as? String)
+                let first = try #require(try stored(id, in: redis), "POST \(round)")
+                #expect(first["deleted"] == nil)
+                // PUT of a new id: stored.
+                #expect(try c.put("put-\(round)", #"{"initialDetent": "expanded"}"#).status == 201)
+                #expect(try stored("put-\(round)", in: redis)?["config"] != nil, "PUT \(round)")
+                // PUT over it: the replacement is stored, with a newer version.
+                let before = try #require(try stored("put-\(round)", in: redis)?["version"] as? Int)
+                #expect(try c.put("put-\(round)", #"{"initialDetent": "hidden"}"#).status == 200)
+                let replaced = try #require(try stored("put-\(round)", in: redis))
+                #expect((replaced["version"] as? Int ?? 0) > before, "replace \(round)")
+                // DELETE: a tombstone is stored.
+                #expect(try c.request("DELETE", "/sessions/\(id)").status == 204)
+                #expect(try stored(id, in: redis)?["deleted"] as? Bool == true, "DELETE \(round)")
+            }
+        }
+    }
+
+    /// A store that does not answer: a creation is 503 `store-unavailable` and leaves nothing
+    /// behind; a replacement is 503 too (its change queued, said so), and reaches Redis once it
+    /// answers again; events on a session held here go on.
+    @Test func anUnconfirmedChangeIs503() throws {
+        try ProcessResource.redisSubscriberThreads.exclusively {
+            let redis = try RedisServer()
+            let server = try startServer(on: redis, deadline: 0.3)
+            defer { server.stop() }
+            let c = try HTTPConnection(port: server.port)
+            #expect(try c.put("held", #"{"initialDetent": "normal"}"#).status == 201)
+            // SIGSTOP: connections are accepted, nothing answers (a hung or overloaded Redis).
+            redis.pause()
+            let cases: [(method: String, target: String, body: String?, undone: Bool)] = [
+                // A new session nobody knows the id of: not created.
+                ("POST", "/sessions", #"{"initialDetent": "normal"}"#, true),
+                // A replacement: made here and queued, not acknowledged.
+                ("PUT", "/sessions/held", #"{"initialDetent": "expanded"}"#, false),
+            ]
+            for row in cases {
+                let r = try c.request(row.method, row.target, body: row.body.map { Array($0.utf8) })
+                let problem = expectProblem(r, status: 503, code: "store-unavailable")
+                #expect(r.headers.contains("Retry-After"))
+                let detail = problem["detail"] as? String ?? ""
+                #expect(detail.contains(row.undone ? "did not happen" : "queued"), "\(row.method): \(detail)")
+            }
+            // The creation left no session: only "held" lives.
+            #expect(try metric("sheetd_sessions_live", c) == 1)
+            // Events on the held session go on without the store.
+            #expect(try c.pan("held", #"{"phase": "began"}"#).status == 200)
+            redis.resume()
+            // The queued replacement reaches Redis, and a repeated PUT is acknowledged.
+            #expect(
+                eventually {
+                    (try? stored("held", in: redis)?["config"] as? [String: Any])?["initialDetent"] as? String
+                        == "expanded"
+                })
+            // (The write that timed out may reach Redis first: a stopped Redis still reads what its
+            // socket received.) Once the writer has nothing left, its connection works again.
+            #expect(eventually(within: 20) { (try? metric("sheetd_store_pending", c)) == 0 })
+            #expect(try c.put("held", #"{"initialDetent": "expanded"}"#).status == 200)
+            // Counted: the two unconfirmed writes and the `began`'s look at the store's version.
+            #expect(try metric("sheetd_store_errors_total", c) == 3)
+        }
+    }
+
+    /// Redis restarted without persistence comes back empty: every session an instance holds is
+    /// written back (and a restarted Redis is seen even when no write failed meanwhile).
+    @Test func sessionsHeldComeBackWhenTheStoreRestartsEmpty() throws {
+        try ProcessResource.redisSubscriberThreads.exclusively {
+            let redis = try RedisServer()
+            let server = try startServer(on: redis)
+            defer { server.stop() }
+            let c = try HTTPConnection(port: server.port)
+            let ids = (0..<30).map { "held-\($0)" }
+            for id in ids { #expect(try c.put(id, #"{"initialDetent": "normal"}"#).status == 201) }
+            #expect(try c.pan("held-0", #"{"phase": "began"}"#).status == 200)
+            redis.stop()
+            try redis.start()
+            #expect(eventually(within: 20) { ids.allSatisfy { (try? stored($0, in: redis)) != nil } })
+            // The one dragged is stored mid-drag, as held here.
+            #expect((try stored("held-0", in: redis)?["sheet"] as? [String: Any])?["phase"] as? String == "dragging")
+            #expect(try metric("sheetd_store_returns_total", c) >= 1)
+            #expect(try metric("sheetd_sessions_rewritten_total", c) >= 30)
+        }
+    }
+
+    /// Writing back never overwrites a newer version: another instance may have moved on with a
+    /// session while this one held an older copy.
+    @Test func writingBackKeepsNewerVersions() throws {
+        let redis = try RedisServer()
+        let archive = try RedisSessionArchive(
+            url: redis.url(), ttlSeconds: 60, deadline: 1, backlogBytes: 1 << 20, logger: .init(label: "test"))
+        defer { archive.stopListening() }
+        let connection = try RedisConnection(endpoint: try RedisEndpoint(url: redis.url()))
+        try connection.set(Self.key + "s", Array(#"{"v":1,"version":100,"mark":"stored"}"#.utf8), ttlSeconds: nil)
+        let cases: [(version: Int, written: Int, mark: String)] = [
+            // Older than the stored one: left.
+            (99, 0, "stored"),
+            // As new: left (the same write, from another holder).
+            (100, 0, "stored"),
+            // Newer: written.
+            (101, 1, "v101"),
+        ]
+        for row in cases {
+            let bytes = Array(#"{"v":1,"version":\#(row.version),"mark":"v\#(row.version)"}"#.utf8)
+            #expect(try archive.rewrite([(id: "s", bytes: bytes, version: row.version)]) == row.written)
+            #expect(try stored("s", in: redis)?["mark"] as? String == row.mark, "\(row.version)")
+        }
+        // A key the store lost is written, with the idle TTL.
+        #expect(try archive.rewrite([(id: "lost", bytes: Array(#"{"v":1,"version":5}"#.utf8), version: 5)]) == 1)
+        #expect(try stored("lost", in: redis)?["version"] as? Int == 5)
+    }
+
+    /// A metric's value from /metrics.
+    private func metric(_ name: String, _ c: HTTPConnection) throws -> Double {
+        let text = try c.get("/metrics").text
+        for line in text.split(separator: "\n") where line.hasPrefix(name + " ") {
+            return Double(line.split(separator: " ")[1]) ?? .nan
+        }
+        return .nan
+    }
+}
