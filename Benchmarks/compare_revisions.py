@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """The table of Benchmarks/compare-revisions: each round's two runs (ROWS), their ratios per round, then the medians.
 
-    python3 Benchmarks/compare_revisions.py ROWS SCENARIO COMMIT ROUNDS SECONDS"""
+    python3 Benchmarks/compare_revisions.py ROWS SCENARIO COMMIT "OPTIONS" (as given to compare-revisions)"""
 import statistics
 import sys
 
-path, scenario, commit, rounds, seconds = sys.argv[1:]
+path, scenario, commit, options = sys.argv[1:]
 runs = {}
 for line in open(path):
     round_, name, rps, p99, cpu, bad = line.split()
@@ -13,8 +13,8 @@ for line in open(path):
 ratios = [runs[r]["new"][0] / runs[r]["old"][0] for r in sorted(runs)]
 def median(name, k):
     return statistics.median(runs[r][name][k] for r in runs)
-print(f"## `{scenario}`: the working tree against {commit} "
-      f"(`Benchmarks/compare-revisions {commit} --scenario {scenario} --rounds {rounds} --seconds {seconds}`)")
+rounds = len(runs)
+print(f"## `{scenario}`: the working tree against {commit} (`Benchmarks/compare-revisions {commit} {options}`)")
 print()
 print("| rounds | new ÷ old req/s, per round | median | req/s old → new | CPU µs/req old → new | p99 ms old → new |")
 print("|---:|---|---:|---:|---:|---:|")

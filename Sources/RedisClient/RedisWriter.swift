@@ -51,6 +51,9 @@ public final class RedisWriter: Sendable {
         case failed
         /// Not written by the deadline; it stays queued and may still be written.
         case timedOut
+        /// Not waited for: the writer's last attempt to reach Redis failed, and it retries with
+        /// backoff. It stays queued and may still be written.
+        case unreachable
     }
 
     private let queue: WriteQueue
@@ -96,14 +99,17 @@ public final class RedisWriter: Sendable {
     }
 
     /// Waits until the ticket's write is written, refused or dropped, at most `timeout` seconds
-    /// (without waiting for writes to other keys queued before it beyond the batches they share).
-    /// A writer lingering or waiting to retry writes at once.
+    /// (without waiting for writes to other keys queued before it beyond the batches they share);
+    /// a writer lingering writes at once. While Redis is known to be unreachable (the last attempt
+    /// failed) it does not wait at all (`.unreachable`): callers are threads answering requests,
+    /// and a Redis that hangs must not hold each of them for a whole timeout in turn.
     public func wait(for ticket: Ticket, timeout: Double) -> Receipt {
         queue.wait(for: ticket, timeout: timeout)
     }
 
     /// Waits until every operation enqueued before this call has been written (or dropped), for up
-    /// to `timeout` seconds; a writer waiting to retry retries at once. False on timeout.
+    /// to `timeout` seconds; a writer waiting to retry retries at once (so `flush(timeout: 0)`
+    /// asks for a retry now, e.g. when Redis is known to answer again). False on timeout.
     public func flush(timeout: Double) -> Bool {
         queue.flush(timeout: timeout)
     }
@@ -252,9 +258,9 @@ final class WriteQueue: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         defer { unwatch(ticket.key) }
+        if failures > 0 && isPending(ticket) { return .unreachable }
         flushWaiters += 1
         defer { flushWaiters -= 1 }
-        retryAt = nil
         condition.broadcast()
         while isPending(ticket) && !finished {
             if !condition.wait(until: deadline) { break }

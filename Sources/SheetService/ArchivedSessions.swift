@@ -121,7 +121,12 @@ extension SheetResponder {
         let receipt = archive.confirm(ticket, timeout: configuration.storeDeadline)
         if receipt == .written { return }
         metrics.storeErrors.increment()
-        let why = receipt == .timedOut ? "did not confirm it within \(configuration.storeDeadline) s" : "refused it"
+        let why =
+            switch receipt {
+            case .timedOut: "did not confirm it within \(configuration.storeDeadline) s"
+            case .unreachable: "cannot be reached"
+            case .failed, .written: "refused it"
+            }
         logger.warning("session store: \(what): the store \(why)")
         throw Problem(
             status: 503, code: "store-unavailable",
@@ -138,6 +143,8 @@ extension SheetResponder {
     func storeChanged(_ change: StoreChange) {
         guard let archive else { return }
         metrics.storeReturns.increment()
+        // The writer may be waiting up to 2 s to retry: creations wait for it, so now.
+        archive.retryNow()
         let held = store.all()
         var written = 0
         do {

@@ -102,6 +102,7 @@ final class RedisSessionArchive: SessionArchive {
     }
 
     func remove(_ id: String) { writer.delete(Self.keyPrefix + id) }
+    func retryNow() { _ = writer.flush(timeout: 0) }
     func load(_ id: String) throws -> [UInt8]? { try reader.get(Self.keyPrefix + id) }
     func flush(timeout: Double) -> Bool { writer.flush(timeout: timeout) }
 

@@ -23,6 +23,8 @@ package protocol SessionArchive: AnyObject, Sendable {
     func confirm(_ ticket: RedisWriter.Ticket, timeout: Double) -> RedisWriter.Receipt
     /// Queues the removal of a session.
     func remove(_ id: String)
+    /// Has the writer retry at once if it waits to retry (the store is known to answer again).
+    func retryNow()
     /// Writes each session unless the store holds a version at least as new (a process hands back
     /// what it holds after the store lost it or was replaced); waits for the store. How many were
     /// written.
