@@ -51,8 +51,8 @@ public final class RedisWriter: Sendable {
         case failed
         /// Not written by the deadline; it stays queued and may still be written.
         case timedOut
-        /// Not waited for: the writer's last attempt to reach Redis failed, and it retries with
-        /// backoff. It stays queued and may still be written.
+        /// Not waited for: the writer's last attempt to reach Redis failed (before or while this
+        /// waited), and it retries with backoff. It stays queued and may still be written.
         case unreachable
     }
 
@@ -101,8 +101,9 @@ public final class RedisWriter: Sendable {
     /// Waits until the ticket's write is written, refused or dropped, at most `timeout` seconds
     /// (without waiting for writes to other keys queued before it beyond the batches they share);
     /// a writer lingering writes at once. While Redis is known to be unreachable (the last attempt
-    /// failed) it does not wait at all (`.unreachable`): callers are threads answering requests,
-    /// and a Redis that hangs must not hold each of them for a whole timeout in turn.
+    /// failed, or fails while this waits) it returns at once (`.unreachable`): callers are threads
+    /// answering requests, and a Redis that is down must not hold each of them for a whole
+    /// timeout in turn.
     public func wait(for ticket: Ticket, timeout: Double) -> Receipt {
         queue.wait(for: ticket, timeout: timeout)
     }
@@ -258,14 +259,13 @@ final class WriteQueue: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         defer { unwatch(ticket.key) }
-        if failures > 0 && isPending(ticket) { return .unreachable }
         flushWaiters += 1
         defer { flushWaiters -= 1 }
         condition.broadcast()
-        while isPending(ticket) && !finished {
+        while isPending(ticket) && !finished && failures == 0 {
             if !condition.wait(until: deadline) { break }
         }
-        if isPending(ticket) { return .timedOut }
+        if isPending(ticket) { return failures > 0 ? .unreachable : .timedOut }
         guard let receipt = receipts[ticket.key], receipt.through >= ticket.sequence else {
             // Settled without a receipt: dropped when the writer closed.
             return .failed

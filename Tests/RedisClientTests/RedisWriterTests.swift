@@ -213,17 +213,40 @@ extension RedisIntegration {
             }
         }
 
-        @Test func aTrackedWriteTimesOutWhileRedisIsDownAndIsWrittenWhenItReturns() throws {
+        @Test func aTrackedWriteIsNotWaitedForWhileRedisIsDownAndIsWrittenWhenItReturns() throws {
             let writer = RedisWriter(connection: try RedisConnection(endpoint: server.endpoint(), timeout: 0.2))
             defer { writer.close() }
             server.stop()
-            let ticket = writer.setTracked("late", [7], ttlSeconds: nil)
-            #expect(writer.wait(for: ticket, timeout: 0.3) == .timedOut)
-            // It stays queued, and Redis gets it once it is back.
-            #expect(writer.statistics.pending == 1)
+            let cases: [(key: String, value: UInt8)] = [
+                // The writer's attempt fails (connection refused) while the caller waits: it
+                // returns then, not at its deadline.
+                ("first", 7),
+                // The last attempt failed: not waited for at all.
+                ("second", 8),
+            ]
+            for row in cases {
+                let ticket = writer.setTracked(row.key, [row.value], ttlSeconds: nil)
+                #expect(writer.wait(for: ticket, timeout: 60) == .unreachable, "\(row.key)")
+            }
+            // Both stay queued, and Redis gets them once it is back.
+            #expect(writer.statistics.pending == 2)
             try server.start()
             #expect(writer.flush(timeout: 5))
-            #expect(try RedisConnection(endpoint: server.endpoint()).get("late") == [7])
+            let reader = try RedisConnection(endpoint: server.endpoint())
+            for row in cases { #expect(try reader.get(row.key) == [row.value], "\(row.key)") }
+        }
+
+        @Test func aTrackedWriteTimesOutWhileRedisHangs() throws {
+            // A 5 s socket timeout: the writer's attempt on the stopped Redis cannot fail before the
+            // caller's 0.2 s deadline.
+            let writer = RedisWriter(connection: try RedisConnection(endpoint: server.endpoint(), timeout: 5))
+            defer { writer.close() }
+            #expect(writer.wait(for: writer.setTracked("warm", [1], ttlSeconds: nil), timeout: 60) == .written)
+            server.pause()
+            #expect(writer.wait(for: writer.setTracked("hung", [2], ttlSeconds: nil), timeout: 0.2) == .timedOut)
+            server.resume()
+            #expect(writer.flush(timeout: 10))
+            #expect(try RedisConnection(endpoint: server.endpoint()).get("hung") == [2])
         }
 
         @Test func theBacklogIsBoundedInBytesWhileRedisIsDown() throws {
