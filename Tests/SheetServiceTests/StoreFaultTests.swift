@@ -1,6 +1,7 @@
 import Foundation
 import RedisClient
 import SheetdTesting
+import Synchronization
 import Testing
 
 @testable import SheetService
@@ -154,6 +155,80 @@ extension ServiceIntegration.StoreFaultTests {
         // A key the store lost is written, with the idle TTL.
         #expect(try archive.rewrite([(id: "lost", bytes: Array(#"{"v":1,"version":5}"#.utf8), version: 5)]) == 1)
         #expect(try stored("lost", in: redis)?["version"] as? Int == 5)
+    }
+
+    /// What a crash can leave of a session's events: the store holds, at every moment, the state
+    /// after a prefix of the events the session accepted (never a state no such prefix gives),
+    /// and the prefix only grows. Redis is read in a tight loop while a client drags; each stored
+    /// state is matched to the answer of the event with its time (client clock, times k/64 s,
+    /// exact in JSON).
+    @Test func theStoreAlwaysHoldsAPrefixOfTheAcceptedEvents() throws {
+        try ProcessResource.redisSubscriberThreads.exclusively {
+            let redis = try RedisServer()
+            let server = try startServer(on: redis)
+            defer { server.stop() }
+            let c = try HTTPConnection(port: server.port)
+            #expect(try c.put("prefix", #"{"clock": "client", "initialDetent": "normal"}"#).status == 201)
+            let observed = Mutex<[[UInt8]]>([])
+            let done = Atomic(false)
+            let poller = try RedisConnection(endpoint: try RedisEndpoint(url: redis.url()))
+            let reading = Thread {
+                while !done.load(ordering: .relaxed) {
+                    if let bytes = try? poller.get(Self.key + "prefix") { observed.withLock { $0.append(bytes) } }
+                }
+            }
+            reading.start()
+            // Gestures of 1 began, 8 changed and 1 ended, 24 times: (time, state, constant) of
+            // each accepted event, by the time's 64ths.
+            var answers: [Int: (state: String, constant: Double)] = [:]
+            var tick = 64
+            for gesture in 0..<24 {
+                var events = [#"{"phase": "began", "time": \#(Double(tick) / 64)}"#]
+                for step in 1...8 {
+                    events.append(
+                        #"{"phase": "changed", "translation": \#(-12 * step), "time": \#(Double(tick + step) / 64)}"#)
+                }
+                events.append(
+                    #"{"phase": "ended", "velocity": \#(gesture % 2 == 0 ? -900 : 900), "time": \#(Double(tick + 9) / 64)}"#
+                )
+                for (offset, body) in events.enumerated() {
+                    let r = try c.pan("prefix", body)
+                    #expect(r.status == 200, "\(body): \(r)")
+                    answers[tick + offset] = (r.json?["state"] as? String ?? "?", num(r.json?["constant"]) ?? .nan)
+                }
+                tick += 16
+            }
+            let last = tick - 16 + 9
+            #expect(
+                eventually(within: 10) {
+                    (try? stored("prefix", in: redis)?["sheet"] as? [String: Any])?["lastTime"] as? Double == Double(
+                        last) / 64
+                })
+            done.store(true, ordering: .relaxed)
+            while !reading.isFinished { Thread.sleep(forTimeInterval: 0.001) }
+            var previous = 0
+            let observations = observed.withLock { $0 }
+            for bytes in observations {
+                let document = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+                let sheet = try #require(document["sheet"] as? [String: Any])
+                // Before any event: the state the PUT created.
+                guard let time = sheet["lastTime"] as? Double else {
+                    #expect(previous == 0, "the created state came back after events")
+                    continue
+                }
+                let k = Int((time * 64).rounded())
+                let answer = try #require(answers[k], "a stored time no accepted event had: \(time)")
+                #expect(Double(k) / 64 == time)
+                #expect(k >= previous, "the stored prefix went back from \(previous) to \(k)")
+                #expect(sheet["phase"] as? String == answer.state, "state after event \(k)")
+                if answer.state == "dragging" {
+                    let drag = sheet["drag"] as? [String: Any]
+                    #expect(num(drag?["constant"]) == answer.constant, "constant after event \(k)")
+                }
+                previous = k
+            }
+            #expect(previous == last)
+        }
     }
 
     /// A metric's value from /metrics.
