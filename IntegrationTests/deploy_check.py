@@ -135,7 +135,10 @@ def main():
         except RuntimeError as error:
             sys.exit(f"deploy-check: {error}")
         load(port, args.load_seconds)
-        time.sleep(3)  # the last scrapes and a rule evaluation after the load
+        # The last scrapes and rule evaluations after the load: each query below is asked again
+        # until it has series, and the rules until each was evaluated (a deadline that only bounds
+        # a failing run: Prometheus scrapes and evaluates every second).
+        settle_by = time.monotonic() + 60
 
         passed = failed = 0
 
@@ -147,13 +150,21 @@ def main():
         for name, query in dashboard_queries() + rule_queries():
             for variable, value in VARIABLES.items():
                 query = query.replace(variable, value)
-            status, body = http("GET", f"{api}/query?" + urllib.parse.urlencode({"query": query}))
-            answer = json.loads(body)
-            result = answer.get("data", {}).get("result", [])
+            while True:
+                status, body = http("GET", f"{api}/query?" + urllib.parse.urlencode({"query": query}))
+                answer = json.loads(body)
+                result = answer.get("data", {}).get("result", [])
+                if (status == 200 and result) or time.monotonic() > settle_by:
+                    break
+                time.sleep(0.5)
             check(name, status == 200 and answer.get("status") == "success" and len(result) > 0,
                   f"HTTP {status}, {len(result)} series: {query} → {answer.get('error', body[:200])}")
-        status, body = http("GET", f"{api}/rules")
-        rules = [r for g in json.loads(body)["data"]["groups"] for r in g["rules"]]
+        while True:
+            status, body = http("GET", f"{api}/rules")
+            rules = [r for g in json.loads(body)["data"]["groups"] for r in g["rules"]]
+            if all(r.get("health") == "ok" for r in rules) or time.monotonic() > settle_by:
+                break
+            time.sleep(0.5)
         check("rules: every alert loaded", len(rules) == len(rule_queries()), f"{len(rules)} loaded")
         for rule in rules:
             check(f"rules: {rule['name']} evaluates", rule.get("health") == "ok", rule.get("lastError", ""))

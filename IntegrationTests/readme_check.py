@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import ROOT, Sheetd  # noqa: E402
@@ -42,9 +43,25 @@ def curls(name: str) -> list[str]:
     return [line for line in block(name).splitlines() if line.startswith("curl ")]
 
 
-def strict(line: str, port: int, seconds: int = 5) -> str:
-    """The README's command against the test server: fail on an HTTP error, quiet but show errors."""
+def strict(line: str, port: int, seconds: int = 30) -> str:
+    """The README's command against the test server: fail on an HTTP error, quiet but show errors.
+    (`seconds` only bounds a failing run: each command takes milliseconds.)"""
     return line.replace("localhost:8080", f"127.0.0.1:{port}").replace("curl ", f"curl -fsS -m {seconds} ", 1)
+
+
+def wait_streams_open(port: int, timeout: float = 30) -> bool:
+    """Polls sheetd's /metrics until a frame stream is open; whether one was within `timeout`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
+                m = re.search(r"^sheetd_streams_open (\S+)$", r.read().decode(), re.M)
+            if m and float(m.group(1)) >= 1:
+                return True
+        except OSError:
+            pass
+        time.sleep(0.02)
+    return False
 
 
 def run(line: str, port: int) -> str:
@@ -81,8 +98,11 @@ def main() -> int:
         # The streaming block: its first line runs in the background, the others drive it.
         stream = curls("stream-session")
         with tempfile.TemporaryFile("w+") as out:
-            reader = subprocess.Popen(["bash", "-c", strict(stream[0], port, 10)], stdout=out)
-            time.sleep(0.5)
+            reader = subprocess.Popen(["bash", "-c", strict(stream[0], port, 60)], stdout=out)
+            # The others once sheetd counts the stream open (it sends nothing before the animation).
+            if not wait_streams_open(port):
+                reader.kill()
+                fail("the stream never opened (sheetd_streams_open stayed 0 for 30 s)")
             for line in stream[1:]:
                 subprocess.run(["bash", "-c", strict(line, port)], stdout=subprocess.DEVNULL, check=True)
             reader.wait()
