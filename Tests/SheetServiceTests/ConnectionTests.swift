@@ -55,10 +55,10 @@ extension ServiceIntegration {
             try big.send(
                 "PUT /sessions/b HTTP/1.1\r\nHost: x\r\nOrigin: http://demo.example\r\n"
                     + "Content-Type: application/json\r\nContent-Length: 1025\r\n\r\n")
-            let refused = try big.readResponse(method: "PUT", timeout: 5)
+            let refused = try big.readResponse(method: "PUT", timeout: 30)
             expectProblem(refused, status: 413, code: "body-too-large")
             #expect(refused.headers["Access-Control-Allow-Origin"] == "*", "\(refused.headers)")
-            #expect(big.closedByPeer(within: 2), "the unread body is never read: the connection closes")
+            #expect(big.closedByPeer(within: 20), "the unread body is never read: the connection closes")
             #expect(try c.get("/sessions/b").status == 404)
         }
     }
@@ -66,7 +66,9 @@ extension ServiceIntegration {
 
 extension ServiceIntegration.ConnectionTests {
     @Test func drainTurnsReadinessOffFinishesInFlightRequestsThenCloses() throws {
-        let (server, c) = try connectedServer { $0.drainGrace = 0.3 }
+        // A 3 s grace: the requests below, up to the in-flight one's completion, all come within it
+        // on any machine (they take milliseconds); the listener closes after it.
+        let (server, c) = try connectedServer { $0.drainGrace = 3 }
         defer { server.stop() }
         let port = server.port
         #expect(try c.put("s", #"{"initialDetent": "normal"}"#).status == 201)
@@ -86,7 +88,7 @@ extension ServiceIntegration.ConnectionTests {
         // below goes on a connection of its own, as a client honouring `Connection: close` does.
         func fresh() throws -> HTTPConnection { try HTTPConnection(port: port) }
         // Readiness turns false at once; liveness stays.
-        #expect(try eventually(within: 2) { try fresh().get("/readyz").status == 503 })
+        #expect(try eventually(within: 3) { try fresh().get("/readyz").status == 503 })
         let ready = try fresh().get("/readyz")
         #expect(ready.headers.contains("Retry-After"))
         #expect(ready.headers["Connection"]?.lowercased() == "close")
@@ -107,7 +109,7 @@ extension ServiceIntegration.ConnectionTests {
         // sessions is 5xx.
         var statuses: [String: [Int]] = [:]
         var i = 0
-        loop: while i < 10_000 {
+        loop: while i < 3_000 {
             let (method, path): (String, String) =
                 [("GET", "/sessions/s"), ("GET", "/readyz"), ("POST", "/sessions"), ("GET", "/presets")][i % 4]
             i += 1
@@ -118,7 +120,7 @@ extension ServiceIntegration.ConnectionTests {
                 break loop  // the server closed the connection: drained
             }
         }
-        #expect(drainer.wait(seconds: 10))
+        #expect(drainer.wait(seconds: 60))
         for (request, codes) in statuses {
             let allowed: Set<Int> =
                 switch request {

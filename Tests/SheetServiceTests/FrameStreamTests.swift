@@ -51,7 +51,7 @@ extension ServiceIntegration.FrameStreamTests {
 
         let shown = try c.show("s")
         let n = try #require(int(obj(shown.json?["animation"])?["id"]))
-        let events = try stream.collectToEnd(timeout: 5)
+        let events = try stream.collectToEnd(timeout: 30)
         #expect(stream.ended && stream.endedCleanly, "the body ends with the chunked terminator")
         let frameEvents = frames(events)
         // facebook show: T = 0.25 at 30 fps: ceil(7.5) + 1 = 9 frames, then settled, then the end.
@@ -115,7 +115,7 @@ extension ServiceIntegration.FrameStreamTests {
         let sent = Monotonic.now()
         let shown = try c.show("s")
         #expect(shown.status == 200)
-        let events = try stream.collect(timeout: 3) { $0.type == "settled" }
+        let events = try stream.collect(timeout: 30) { $0.type == "settled" }
         let frameEvents = frames(events)
         let indices = frameEvents.compactMap { int($0.json?["index"]) }
         // Frame 0 and the last frame (15: ceil(0.25·60)) always go out; the pacer may skip frames
@@ -129,8 +129,10 @@ extension ServiceIntegration.FrameStreamTests {
         }
         let settled = try #require(events.last)
         #expect(settled.type == "settled")
+        // Paced, not sent at once: settled no earlier than the 0.25 s animation's end (−2 ms as
+        // above; a busy machine only makes it later, so there is no upper bound).
         let total = settled.arrival - sent
-        #expect(total >= 0.2 && total <= 1.0, "the 0.25 s animation took \(total) s")
+        #expect(total >= 0.25 - 0.002, "the 0.25 s animation took \(total) s")
     }
 
     @Test func lateSubscriberStartsAtTheCurrentFrame() throws {
@@ -141,7 +143,7 @@ extension ServiceIntegration.FrameStreamTests {
         #expect(try c.show("s").status == 200)
         Monotonic.sleep(0.1)
         let stream = try openStream(server.port, "/sessions/s/frames?fps=60")
-        let events = try stream.collect(timeout: 3) { $0.type == "settled" }
+        let events = try stream.collect(timeout: 30) { $0.type == "settled" }
         let frameEvents = frames(events)
         let first = try #require(frameEvents.first)
         let k = try #require(int(first.json?["index"]))
@@ -155,23 +157,32 @@ extension ServiceIntegration.FrameStreamTests {
     @Test func beganInterruptsTheStreamedAnimation() throws {
         let (server, c) = try connectedServer()
         defer { server.stop() }
-        // glide's show lasts 0.4 s: time to grab it mid-flight even on a loaded machine.
+        // glide's show lasts 0.4 s: time to grab it mid-flight (whether the grab came before its end
+        // is read from the server's clock, below, not assumed).
         #expect(try c.put("s", #"{"preset": "glide"}"#).status == 201)
         let stream = try openStream(server.port, "/sessions/s/frames?fps=60")
         let shown = try c.show("s")
-        let n = try #require(int(obj(shown.json?["animation"])?["id"]))
+        let animation = try #require(obj(shown.json?["animation"]))
+        let n = try #require(int(animation["id"]))
+        let ends = try #require(num(animation["startTime"])) + (try #require(num(animation["duration"])))
         // A few frames in, grab the card.
-        let early = try stream.collect(timeout: 3) { (num($0.json?["index"]) ?? 0) >= 3 || $0.type != "frame" }
+        let early = try stream.collect(timeout: 30) { (num($0.json?["index"]) ?? 0) >= 3 || $0.type != "frame" }
         #expect(early.last?.type == "frame")
         let began = try c.pan("s", #"{"phase": "began"}"#)
         #expect(began.status == 200)
         #expect(began.json?["state"] as? String == "dragging")
-        // Frames sent before the grab may still be on their way; then `interrupted`.
-        let untilInterrupted = try stream.collect(timeout: 3) { $0.type != "frame" }
+        let grabbed = try #require(num(began.json?["time"]))
+        // Frames sent before the grab may still be on their way; then `interrupted`, the grab having
+        // come before the animation's end on the server's clock (always, but on a machine stalled
+        // for a third of a second: then there was nothing to interrupt, and the stream settles it).
+        let untilInterrupted = try stream.collect(timeout: 30) { $0.type != "frame" }
         let interrupted = try #require(untilInterrupted.last)
-        #expect(interrupted.type == "interrupted", "\(interrupted)")
-        #expect(interrupted.json?["state"] as? String == "dragging")
-        #expect(num(interrupted.json?["constant"]) == num(began.json?["constant"]))
+        #expect(
+            interrupted.type == (grabbed < ends ? "interrupted" : "settled"), "\(interrupted), grabbed at \(grabbed)")
+        if grabbed < ends {
+            #expect(interrupted.json?["state"] as? String == "dragging")
+            #expect(num(interrupted.json?["constant"]) == num(began.json?["constant"]))
+        }
         #expect(frames(untilInterrupted).allSatisfy { num($0.json?["animation"]) == Double(n) })
         // Nothing more of animation n (it would have run until 0.4 s after the show).
         let quiet = try stream.staysQuiet(for: 0.45)
@@ -180,7 +191,7 @@ extension ServiceIntegration.FrameStreamTests {
         let ended = try c.pan("s", #"{"phase": "ended", "velocity": 0}"#)
         let m = try #require(int(obj(ended.json?["animation"])?["id"]))
         #expect(m > n)
-        let next = try stream.collect(timeout: 3) { $0.type == "settled" }
+        let next = try stream.collect(timeout: 30) { $0.type == "settled" }
         #expect(!frames(next).isEmpty)
         #expect(frames(next).allSatisfy { num($0.json?["animation"]) == Double(m) })
         #expect(next.last?.type == "settled")
@@ -203,14 +214,14 @@ extension ServiceIntegration.FrameStreamTests {
         // The first animation's first frame is on its way (the pacer sends it at once) before the
         // second gesture: without this wait a loaded machine can let the whole second gesture in
         // first, and the first animation would end with no frame at all.
-        var events = try stream.collect(timeout: 3) { $0.type == "frame" }
+        var events = try stream.collect(timeout: 30) { $0.type == "frame" }
         for json in [
             #"{"phase": "began", "time": 1.5}"#, #"{"phase": "changed", "translation": 300, "time": 1.6}"#,
             #"{"phase": "ended", "velocity": 300, "time": 1.7}"#,
         ] {
             #expect(try c.pan("r", json).status == 200)
         }
-        events += try stream.collect(timeout: 3) { $0.type == "settled" && num($0.json?["time"]) ?? 0 > 1.7 }
+        events += try stream.collect(timeout: 30) { $0.type == "settled" && num($0.json?["time"]) ?? 0 > 1.7 }
         // Per animation: its frames, then exactly one settled or interrupted, before the next one's.
         var open: Int?
         for e in events {
@@ -236,7 +247,7 @@ extension ServiceIntegration.FrameStreamTests {
         #expect(try c.show("s").status == 200)
         // glide show: T = 0.4.
         for (stream, (path, count)) in zip(streams, zip(paths, [13, 25, 49])) {
-            let events = try stream.collect(timeout: 3) { $0.type == "settled" }
+            let events = try stream.collect(timeout: 30) { $0.type == "settled" }
             #expect(events.last?.type == "settled", "\(path)")
             let indices = frames(events).compactMap { int($0.json?["index"]) }
             if path.contains("instant") {
@@ -247,7 +258,7 @@ extension ServiceIntegration.FrameStreamTests {
         }
         #expect(try c.request("DELETE", "/sessions/s").status == 204)
         for (stream, path) in zip(streams, paths) {
-            let rest = try stream.collectToEnd(timeout: 3)
+            let rest = try stream.collectToEnd(timeout: 30)
             #expect(rest.last?.type == "closed", "\(path): \(rest)")
             #expect(rest.last?.json?["reason"] as? String == "deleted")
             #expect(stream.ended && stream.endedCleanly, "\(path)")
@@ -260,7 +271,7 @@ extension ServiceIntegration.FrameStreamTests {
         #expect(try c.put("s").status == 201)
         let stream = try openStream(server.port, "/sessions/s/frames")
         #expect(try c.put("s", #"{"preset": "twitter"}"#).status == 200)
-        let events = try stream.collectToEnd(timeout: 3)
+        let events = try stream.collectToEnd(timeout: 30)
         #expect(events.map(\.type) == ["closed"], "\(events)")
         #expect(events.last?.json?["reason"] as? String == "replaced")
         #expect(stream.endedCleanly)
@@ -275,7 +286,7 @@ extension ServiceIntegration.FrameStreamTests {
         let b = try openStream(server.port, "/sessions/b/frames?pace=instant")
         let drainer = Background { server.drain() }
         for (name, stream) in [("a", a), ("b", b)] {
-            let events = try stream.collectToEnd(timeout: 5)
+            let events = try stream.collectToEnd(timeout: 30)
             #expect(events.last?.type == "closed", "\(name): \(events)")
             #expect(events.last?.json?["reason"] as? String == "draining")
             #expect(stream.ended && stream.endedCleanly, "\(name)")
@@ -308,7 +319,7 @@ extension ServiceIntegration.FrameStreamTests {
         case .running:
             let stream = try openStream(
                 server.port, "/sessions/s/frames?pace=instant&fps=60", headers: [("Last-Event-ID", "\(n):3")])
-            let events = try stream.collect(timeout: 3) { $0.type == "settled" }
+            let events = try stream.collect(timeout: 30) { $0.type == "settled" }
             let ids = frames(events).compactMap(frameID)
             #expect(ids.map(\.animation).allSatisfy { $0 == n })
             #expect(ids.map(\.index) == Array(4...15), "\(events.map { $0.id ?? $0.type })")
@@ -320,12 +331,12 @@ extension ServiceIntegration.FrameStreamTests {
             #expect(m > n)
             let stream = try openStream(
                 server.port, "/sessions/s/frames?pace=instant&fps=60", headers: [("Last-Event-ID", "\(n):7")])
-            let first = try #require(try stream.next(timeout: 3))
+            let first = try #require(try stream.next(timeout: 30))
             #expect(first.type == "settled", "\(first)")
             #expect(first.json?["detent"] as? String == "normal")
             #expect(num(first.json?["constant"]) == 398.5)
             // Then the animation running now, from its start (instant pace).
-            let rest = try stream.collect(timeout: 3) { $0.type == "settled" }
+            let rest = try stream.collect(timeout: 30) { $0.type == "settled" }
             let ids = frames(rest).compactMap(frameID)
             #expect(ids.first.map { $0 == (m, 0) } == true, "\(rest.map { $0.id ?? $0.type })")
             #expect(ids.allSatisfy { $0.animation == m })
@@ -333,18 +344,18 @@ extension ServiceIntegration.FrameStreamTests {
         case .runningAtLastFrame:
             let stream = try openStream(
                 server.port, "/sessions/s/frames?pace=instant&fps=60", headers: [("Last-Event-ID", "\(n):15")])
-            let events = try stream.collect(timeout: 3) { $0.type == "settled" }
+            let events = try stream.collect(timeout: 30) { $0.type == "settled" }
             #expect(events.map(\.type) == ["settled"], "frame 15 was seen already: \(events.map { $0.id ?? $0.type })")
             #expect(events.last?.json?["detent"] as? String == "normal")
         case .unknown:
             let stream = try openStream(
                 server.port, "/sessions/s/frames?pace=instant&fps=60", headers: [("Last-Event-ID", "99:0")])
-            let first = try #require(try stream.next(timeout: 3))
+            let first = try #require(try stream.next(timeout: 30))
             #expect(first.type == "snapshot", "\(first)")
             #expect(first.json?["state"] as? String == "animating")
             #expect(first.json?["preset"] as? String == "facebook")
             // Then the running animation n, whole.
-            let rest = try stream.collect(timeout: 3) { $0.type == "settled" }
+            let rest = try stream.collect(timeout: 30) { $0.type == "settled" }
             #expect(frames(rest).compactMap(frameID).map(\.index) == Array(0...15))
             #expect(frames(rest).compactMap(frameID).allSatisfy { $0.animation == n })
         }
@@ -385,7 +396,7 @@ extension ServiceIntegration.FrameStreamTests {
         #expect(try c.show("s", #"{"detent": "expanded", "time": 2}"#).status == 200)
         let late = try openStream(
             server.port, "/sessions/s/frames?once=true&fps=60", headers: [("Last-Event-ID", "\(n):3")])
-        let events = try late.collectToEnd(timeout: 3)
+        let events = try late.collectToEnd(timeout: 30)
         #expect(events.map(\.type) == ["settled"] && events.first?.id == "\(n):15", "\(events)")
         let again = try SSEClient(
             port: server.port, path: "/sessions/s/frames?once=true&fps=60",
@@ -401,7 +412,7 @@ extension ServiceIntegration.FrameStreamTests {
         let opened = Monotonic.now()
         var comments: [SSEEvent] = []
         for _ in 0..<2 {
-            let e = try #require(try stream.next(timeout: 3))
+            let e = try #require(try stream.next(timeout: 30))
             #expect(e.comments == ["keep-alive"], "\(e)")
             #expect(!e.isDispatched)
             comments.append(e)
@@ -430,13 +441,11 @@ extension ServiceIntegration.FrameStreamTests {
         // The stalled streams are registered once the session counts them.
         #expect(eventually { (server.responder.store.get("s")?.openStreams.load(ordering: .relaxed) ?? 0) >= 3 })
 
-        var worstREST = 0.0
         for round in 0..<8 {
             let sent = Monotonic.now()
             let r = round % 2 == 0 ? try c.show("s") : try c.dismiss("s")
-            worstREST = max(worstREST, Monotonic.now() - sent)
             #expect(r.status == 200, "\(r)")
-            let events = try good.collect(timeout: 3) { $0.type == "settled" }
+            let events = try good.collect(timeout: 30) { $0.type == "settled" }
             let frameEvents = frames(events)
             #expect(frameEvents.first.flatMap { num($0.json?["index"]) } == 0, "round \(round)")
             #expect(frameEvents.last.flatMap { num($0.json?["index"]) } == 15, "round \(round)")
@@ -445,17 +454,15 @@ extension ServiceIntegration.FrameStreamTests {
                 #expect(e.arrival - sent >= k / 60 - 0.002, "round \(round) frame \(k)")
             }
             let total = (events.last?.arrival ?? .infinity) - sent
-            #expect(events.last?.type == "settled" && total >= 0.2 && total <= 1.0, "round \(round): \(total) s")
-            // REST in between is answered at once.
-            let probe = Monotonic.now()
+            #expect(events.last?.type == "settled" && total >= 0.25 - 0.002, "round \(round): \(total) s")
+            // REST in between is answered (a stalled reader holding the session's lock or a thread
+            // would hold these until the client's timeout).
             #expect(try c.get("/sessions/s").status == 200)
             #expect(try c.get("/healthz").status == 200)
-            worstREST = max(worstREST, (Monotonic.now() - probe) / 2)
         }
-        #expect(worstREST < 0.5, "a REST request took \(worstREST) s")
         // The burst overflowed the stalled instant reader's buffer: frames were dropped.
         #expect(
-            try eventually(within: 3) {
+            try eventually(within: 30) {
                 let text = try c.get("/metrics").text
                 let line = text.split(separator: "\n").first { $0.hasPrefix("sheetd_frames_dropped_total") }
                 return (line?.split(separator: " ").last.flatMap { Double($0) } ?? 0) > 0

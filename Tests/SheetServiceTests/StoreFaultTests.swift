@@ -126,7 +126,10 @@ extension ServiceIntegration.StoreFaultTests {
             // The one dragged is stored mid-drag, as held here.
             #expect((try stored("held-0", in: redis)?["sheet"] as? [String: Any])?["phase"] as? String == "dragging")
             #expect(try metric("sheetd_store_returns_total", c) >= 1)
-            #expect(try metric("sheetd_sessions_rewritten_total", c) >= 30)
+            // The dragged one's queued `began` may reach the new Redis first (the writer retries
+            // at once), and is then as new there as held here: the write-back leaves it be.
+            // (Counted once the whole write-back is done, a moment after its keys are visible.)
+            #expect(eventually { (try? metric("sheetd_sessions_rewritten_total", c)) ?? 0 >= Double(ids.count - 1) })
         }
     }
 

@@ -50,13 +50,14 @@ extension ServiceIntegration.StoreTests {
                 #expect(try ca.pan("moving", #"{"phase": "changed", "translation": -120, "time": 1.05}"#).status == 200)
                 let released = try ca.pan("moving", #"{"phase": "ended", "velocity": -900, "time": 1.1}"#)
                 #expect(released.status == 200)
-                // The release was written behind; B, which never saw the session, loads it. (B may
-                // first load an earlier version, when the release's write is still on its way: that
-                // copy is dropped on A's notice, and B's next read has the release. The verdict is on
-                // what B answers, not on how soon the write left.)
-                #expect(try eventually(within: 2) { try cb.get("/sessions/moving").status == 200 })
+                // The release is written behind: A's writer is flushed, so the store has it (else B
+                // could load an earlier version, and A, dropping its copy on B's notice, reload that
+                // one too: what each then answers would depend on how soon the write left). B, which
+                // never saw the session, loads it.
+                #expect(a.responder.archive?.flush(timeout: 30) == true)
+                #expect(try eventually(within: 30) { try cb.get("/sessions/moving").status == 200 })
                 #expect(
-                    try eventually(within: 2) {
+                    try eventually(within: 30) {
                         state(try cb.get("/sessions/moving")) == state(try ca.get("/sessions/moving"))
                     })
                 // The next event gives the same answer on both (A's copy and B's restored one).
@@ -119,8 +120,10 @@ extension ServiceIntegration.StoreTests {
                 #expect(try ca.get("/sessions/k").json?["detent"] as? String == "normal")  // A restores it
                 #expect(try cb.show("k", #"{"detent": "expanded"}"#).status == 200)  // B restores it, moves it on
                 // B announced that it took k over: A dropped its copy (a stream A had of it would have
-                // got `closed` "moved"). B's show (0.25 s) is written behind and over by now.
-                #expect(eventually(within: 2) { a.responder.store.get("k") == nil })
+                // got `closed` "moved"). B's show is written behind: B's writer is flushed, so the
+                // store has it; and its 0.25 s animation is over (a busy machine only waits longer).
+                #expect(eventually(within: 30) { a.responder.store.get("k") == nil })
+                #expect(b.responder.archive?.flush(timeout: 30) == true)
                 Thread.sleep(forTimeInterval: 0.4)
                 #expect(try ca.get("/sessions/k").json?["detent"] as? String == "expanded")
                 // A's next gesture starts from there: the card at expanded (30 pt).
@@ -142,9 +145,10 @@ extension ServiceIntegration.StoreTests {
             let ca = try HTTPConnection(port: a.port)
             let cb = try HTTPConnection(port: b.port)
             #expect(try ca.put("gone", #"{"initialDetent": "normal"}"#).status == 201)
-            #expect(try eventually(within: 2) { try cb.get("/sessions/gone").status == 200 })  // B holds a copy
+            #expect(try eventually(within: 30) { try cb.get("/sessions/gone").status == 200 })  // B holds a copy
             #expect(try ca.request("DELETE", "/sessions/gone").status == 204)
-            Thread.sleep(forTimeInterval: 0.2)
+            // A's notice reaches B, which drops its copy.
+            #expect(eventually(within: 30) { b.responder.store.get("gone") == nil })
             #expect(try cb.get("/sessions/gone").status == 404)
             #expect(try cb.pan("gone", #"{"phase": "began"}"#).status == 404)
             a.drain()
@@ -186,9 +190,9 @@ extension ServiceIntegration.StoreTests {
                 #expect(try ca.put("watched", #"{"initialDetent": "normal"}"#).status == 201)
                 let stream = try SSEClient(port: a.port, path: "/sessions/watched/frames")
                 #expect(stream.status == 200)
-                Thread.sleep(forTimeInterval: 0.2)  // the creation is written behind
+                #expect(a.responder.archive?.flush(timeout: 30) == true)  // the creation is in the store
                 #expect(try HTTPConnection(port: b.port).show("watched", #"{"detent": "expanded"}"#).status == 200)
-                let events = try stream.collect(timeout: 3) { $0.type == "closed" }
+                let events = try stream.collect(timeout: 30) { $0.type == "closed" }
                 let closed = try #require(events.last)
                 #expect(closed.type == "closed")
                 #expect(closed.json?["reason"] as? String == "moved")

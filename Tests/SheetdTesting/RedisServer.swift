@@ -45,11 +45,11 @@ public final class RedisServer {
         process.standardError = FileHandle.nullDevice
         try process.run()
         self.process = process
-        let deadline = Monotonic.now() + 5
+        let deadline = Monotonic.now() + 30
         while !acceptsConnections(port: port) {
             guard process.isRunning, Monotonic.now() < deadline else {
                 stop()
-                throw RedisServerError("redis-server did not listen on port \(port) within 5 s")
+                throw RedisServerError("redis-server did not listen on port \(port) within 30 s")
             }
             Monotonic.sleep(0.005)
         }

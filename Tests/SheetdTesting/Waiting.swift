@@ -23,9 +23,10 @@ public enum Monotonic {
 
 /// Polls `condition` every `interval` seconds (1 ms by default) until it holds or `seconds` pass;
 /// whether it held. The limit only bounds a failing test: a passing one returns as soon as the
-/// condition holds, so it is not a timed assertion.
+/// condition holds, so it is not a timed assertion. The default, 30 s, is thousands of times what
+/// the conditions polled for take, so a loaded machine does not miss it for a correct program.
 public func eventually(
-    within seconds: Double = 5, every interval: Double = 0.001, _ condition: () throws -> Bool
+    within seconds: Double = 30, every interval: Double = 0.001, _ condition: () throws -> Bool
 ) rethrows -> Bool {
     let deadline = Monotonic.now() + seconds
     while Monotonic.now() < deadline {
