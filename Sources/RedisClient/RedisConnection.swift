@@ -57,6 +57,25 @@ public final class RedisConnection: Sendable {
         }
     }
 
+    /// MGET: the value stored at each of `keys` (nil where there is none), in one round trip, as
+    /// Redis saw them at one instant.
+    public func get(_ keys: [String]) throws(RedisError) -> [[UInt8]?] {
+        if keys.isEmpty { return [] }
+        let command = RedisCommand(arguments: [Array("MGET".utf8)] + keys.map { Array($0.utf8) })
+        let reply = try execute([command])[0]
+        guard case .array(let values) = reply, values.count == keys.count else { throw unexpected(reply, to: command) }
+        var found: [[UInt8]?] = []
+        found.reserveCapacity(values.count)
+        for value in values {
+            switch value {
+            case .bulk(let bytes): found.append(bytes)
+            case .null: found.append(nil)
+            default: throw unexpected(reply, to: command)
+            }
+        }
+        return found
+    }
+
     /// SET: stores `value` (any bytes) at `key`, expiring after `ttlSeconds` (which must be positive)
     /// or never when nil. Replaces any earlier value and expiry.
     public func set(_ key: String, _ value: [UInt8], ttlSeconds: Int?) throws(RedisError) {
