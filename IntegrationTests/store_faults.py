@@ -774,6 +774,9 @@ def finish(run: Run, state_lost: bool = False):
               f"{len(resurrected)} deleted sessions live again")
     run.figures["404 for a held session before its holder wrote it back (loads; s after the return)"] = \
         [len(run.transient), max((t for t, _ in run.transient), default=None)]
+    run.check(not run.transient, f"no load answered 404 for a session another instance held while the store was "
+              f"refilled: {len(run.transient)}" + (f" (up to {max(t for t, _ in run.transient):.3f} s after the return)"
+                                                    if run.transient else ""))
     if state_lost:
         # Sessions loaded from a store that lacked their last animations number new ones again.
         run.figures["frames whose id a stream had seen already (state lost)"] = run.errors["order"]
@@ -1061,8 +1064,12 @@ def fault_slow(run: Run):
 def fault_promoted(run: Run):
     """Primary and replica; the primary killed -9, the replica promoted (REPLICAOF NO ONE), the
     instances restarted one by one with --store pointing at it."""
-    primary = RedisServer(log=redis_log(run, "-primary")).start()
-    replica = RedisServer(log=redis_log(run, "-replica"), replica_of=primary.port).start()
+    # Each in a folder of its own: a replica writes the snapshot it syncs from into its folder.
+    folders = [os.path.join(ARGS.out, f"{run.name}-{role}") for role in ("primary", "replica")]
+    for folder in folders:
+        os.makedirs(folder, exist_ok=True)
+    primary = RedisServer(log=redis_log(run, "-primary"), directory=folders[0]).start()
+    replica = RedisServer(log=redis_log(run, "-replica"), replica_of=primary.port, directory=folders[1]).start()
     run.store_port = primary.port
     try:
         wait_until("the replica to sync", lambda: info(replica.port, "replication").get("master_link_status") == "up", 15)
