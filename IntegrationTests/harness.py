@@ -232,13 +232,47 @@ class Sheetd(Process):
 
 
 class RedisServer(Process):
-    """A redis-server on a free loopback port, nothing saved to disk."""
+    """A redis-server on a free loopback port, nothing saved to disk unless told: `appendfsync`
+    ("always" or "everysec") turns the append-only file on, in `directory` (which a restart on the
+    same port and folder reads back); `replica_of` (a port on loopback) starts it as that server's
+    replica. `kill`, `pause` and `resume` are the store's faults (SIGKILL, SIGSTOP, SIGCONT)."""
 
-    def __init__(self, port: int | None = None, log=subprocess.DEVNULL, extra: Sequence[str] = ()) -> None:
+    def __init__(self, port: int | None = None, log=subprocess.DEVNULL, extra: Sequence[str] = (), *,
+                 appendfsync: str | None = None, directory: str | None = None,
+                 replica_of: int | None = None) -> None:
         super().__init__("redis-server")
         self.port = port or free_port()
         self.log = log
         self.extra = list(extra)
+        # Later arguments win in redis-server's command line: these override the defaults below.
+        if appendfsync is not None:
+            self.extra += ["--appendonly", "yes", "--appendfsync", appendfsync]
+        if directory is not None:
+            self.extra += ["--dir", directory]
+        if replica_of is not None:
+            self.extra += ["--replicaof", HOST, str(replica_of)]
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash: nothing is saved on the way out; returns once it has exited."""
+        if self.alive():
+            self.proc.kill()
+        if self.proc is not None:
+            self.proc.wait()
+            self.status = "killed"
+
+    def pause(self) -> None:
+        """SIGSTOP: the kernel still accepts connections and takes requests; nothing answers."""
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """SIGCONT after `pause`."""
+        self.proc.send_signal(signal.SIGCONT)
+
+    def stop(self, timeout: float = 10) -> int | str:
+        # A paused server would keep SIGTERM pending until the timeout's SIGKILL.
+        if self.alive():
+            self.proc.send_signal(signal.SIGCONT)
+        return super().stop(timeout)
 
     @property
     def url(self) -> str:

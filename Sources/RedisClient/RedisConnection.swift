@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// A synchronous connection to one Redis server, safe to share between threads: one hiredis
@@ -11,13 +12,19 @@ import Synchronization
 ///
 /// Callers queued on the mutex behind a call that failed do not each wait a timeout in turn: for
 /// `timeout` seconds after a failure to reach Redis, calls fail at once with that error, then
-/// the next call tries to connect again.
+/// the next call tries to connect again. Nor do they wait behind a line of slow calls that each
+/// answer within the timeout: a caller that has not had its turn within `timeout` seconds fails
+/// (`.timedOut`, nothing sent), so a call takes at most one timeout waiting for its turn and its
+/// own bound after that.
 public final class RedisConnection: Sendable {
     /// The server this connection talks to.
     public let endpoint: RedisEndpoint
     /// Seconds allowed for connecting and for each socket read or write.
     public let timeout: Double
     private let link: Mutex<Link>
+    /// Held for a whole call, taken with a deadline (Mutex has none), so that the line of callers
+    /// is bounded in time; `link` is then never contended.
+    private let turn = NSLock()
 
     /// The connection's state, behind the mutex.
     private struct Link {
@@ -55,6 +62,25 @@ public final class RedisConnection: Sendable {
         case .null: return nil
         case let reply: throw unexpected(reply, to: command)
         }
+    }
+
+    /// MGET: the value stored at each of `keys` (nil where there is none), in one round trip, as
+    /// Redis saw them at one instant.
+    public func get(_ keys: [String]) throws(RedisError) -> [[UInt8]?] {
+        if keys.isEmpty { return [] }
+        let command = RedisCommand(arguments: [Array("MGET".utf8)] + keys.map { Array($0.utf8) })
+        let reply = try execute([command])[0]
+        guard case .array(let values) = reply, values.count == keys.count else { throw unexpected(reply, to: command) }
+        var found: [[UInt8]?] = []
+        found.reserveCapacity(values.count)
+        for value in values {
+            switch value {
+            case .bulk(let bytes): found.append(bytes)
+            case .null: found.append(nil)
+            default: throw unexpected(reply, to: command)
+            }
+        }
+        return found
     }
 
     /// SET: stores `value` (any bytes) at `key`, expiring after `ttlSeconds` (which must be positive)
@@ -107,7 +133,13 @@ public final class RedisConnection: Sendable {
     /// first when there is no connection; replaces a broken reused connection once and repeats.
     /// Within `timeout` seconds of a failure, fails at once with that failure instead.
     func execute(_ commands: [RedisCommand]) throws(RedisError) -> [RedisReply] {
-        try link.withLock { (link: inout Link) throws(RedisError) -> [RedisReply] in
+        guard turn.lock(before: Date(timeIntervalSinceNow: timeout)) else {
+            throw RedisError(
+                .timedOut, function: commands.first?.name ?? "",
+                reason: "\(endpoint.address): not sent, the connection was busy with earlier calls for \(timeout) s")
+        }
+        defer { turn.unlock() }
+        return try link.withLock { (link: inout Link) throws(RedisError) -> [RedisReply] in
             if link.context == nil, let failure = link.failure {
                 let elapsed = failure.at.duration(to: .now)
                 if elapsed < .seconds(timeout) {

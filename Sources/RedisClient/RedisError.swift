@@ -6,7 +6,8 @@ public struct RedisError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidArgument
         /// No connection could be made (refused, unknown host, connect timeout).
         case unreachable
-        /// Redis did not answer within the timeout; the connection is dropped.
+        /// Redis did not answer within the timeout; the connection is dropped. Or the call waited
+        /// a whole timeout for its turn on a shared connection behind slow calls; nothing was sent.
         case timedOut
         /// The connection broke during a command (closed by Redis, reset, an I/O or protocol error).
         case disconnected

@@ -14,6 +14,14 @@ extension SheetResponder {
         let bytes: [UInt8]?
         do {
             bytes = try archive.load(id)
+        } catch is StoreRefilling {
+            metrics.storeErrors.increment()
+            logger.warning("session store: \(id) is not in the store, which is being refilled after it lost its data")
+            throw Problem(
+                status: 503, code: "store-unavailable",
+                detail:
+                    "the session store lost its data and the instances are writing back the sessions they hold, so whether session \(id) exists is not known yet; retry shortly",
+                headers: [("Retry-After", String(configuration.retryAfter))])
         } catch {
             metrics.storeErrors.increment()
             logger.error("session store: loading \(id) failed: \(error)")

@@ -22,6 +22,11 @@ final class RedisSessionArchive: SessionArchive {
     let instance = String(UInt64.random(in: 1...UInt64.max), radix: 36)
     static let keyPrefix = "sheetd:session:"
     static let channel = "sheetd:sessions"
+    /// Present while the store holds what the instances wrote: set at startup, and again by the
+    /// store watch once the instances have written back what they hold after the store lost its
+    /// data (it is gone with the data when Redis restarts empty). A load that finds neither the
+    /// session nor the marker cannot tell a missing session from one not written back yet.
+    static let markerKey = "sheetd:store"
 
     /// Writes a session unless the stored one's version is at least as new. The version is the
     /// first `"version":` of the encoding (ArchiveCodec writes it second, after `"v"`); versions
@@ -43,6 +48,7 @@ final class RedisSessionArchive: SessionArchive {
         endpoint = try RedisEndpoint(url: url)
         reader = try RedisConnection(endpoint: endpoint, timeout: deadline)
         try reader.ping()
+        try reader.set(Self.markerKey, Array("1".utf8), ttlSeconds: nil)
         // 5 ms of linger: a gesture's 60 Hz events become about one write each, and busy
         // instances pipeline many sessions per round trip (measured in PERFORMANCE.md); a write
         // someone waits for cuts it short.
@@ -76,7 +82,8 @@ final class RedisSessionArchive: SessionArchive {
 
     func watch(_ handler: @escaping @Sendable (StoreChange) -> Void) {
         let started = StoreWatch(
-            connection: watcher, writer: writer, logger: logger, interval: 0.5, onChange: handler)
+            connection: watcher, writer: writer, logger: logger, interval: 0.5, marker: Self.markerKey,
+            onChange: handler)
         storeWatch.withLock { $0 = started }
     }
 
@@ -103,7 +110,11 @@ final class RedisSessionArchive: SessionArchive {
 
     func remove(_ id: String) { writer.delete(Self.keyPrefix + id) }
     func retryNow() { _ = writer.flush(timeout: 0) }
-    func load(_ id: String) throws -> [UInt8]? { try reader.get(Self.keyPrefix + id) }
+    func load(_ id: String) throws -> [UInt8]? {
+        let found = try reader.get([Self.keyPrefix + id, Self.markerKey])
+        if found[0] == nil && found[1] == nil { throw StoreRefilling() }
+        return found[0]
+    }
     func flush(timeout: Double) -> Bool { writer.flush(timeout: timeout) }
 
     func rewrite(_ sessions: [(id: String, bytes: [UInt8], version: Int)]) throws -> Int {

@@ -30,7 +30,8 @@ package protocol SessionArchive: AnyObject, Sendable {
     /// written.
     func rewrite(_ sessions: [(id: String, bytes: [UInt8], version: Int)]) throws -> Int
     /// The stored encoding of `id`, nil if there is none. Waits for the store (bounded by its
-    /// timeout); throws when the store cannot be reached.
+    /// timeout); throws when the store cannot be reached, and `StoreRefilling` when it has no
+    /// such key because it lost its data and the instances are still writing back what they hold.
     func load(_ id: String) throws -> [UInt8]?
     /// Waits until everything queued before the call is written, at most `timeout` seconds;
     /// false if that did not happen (the drain logs it).
@@ -88,3 +89,8 @@ package enum StoreChange: Sendable, Equatable {
     /// replica promoted.
     case replaced
 }
+
+/// A load that found no key in a store that lost its data (Redis restarted without persistence, or
+/// flushed) and is still being refilled: the session may be held by an instance that has not
+/// written it back yet, so "not found" would be a guess.
+package struct StoreRefilling: Error, Sendable {}

@@ -11,20 +11,45 @@ import Synchronization
 ///
 /// A write that fails shows an outage too, but only when there is one to make: an idle process
 /// would not notice that Redis restarted empty, and its sessions would be gone from the store.
+///
+/// It also keeps the store's marker key (`marker`): a store that lost its data lost the marker
+/// too, and loads that find neither a session nor the marker answer 503 instead of 404 (the
+/// session may be held by an instance that has not written it back yet). After acting on a change
+/// the watch sets the marker again once every instance has had time to notice and write back
+/// (2 × (interval + the connection's timeout): ≤ one interval to look, ≤ one timeout before a
+/// failed connection is tried again, twice over for the write-back itself). A marker gone while
+/// the same server answers (flushed, or evicted under memory pressure) counts as a change.
 final class StoreWatch: Sendable {
     private let stopped = Mutex(false)
     private let wakeup = NSCondition()
 
     init(
-        connection: RedisConnection, writer: RedisWriter, logger: Logger, interval: Double,
+        connection: RedisConnection, writer: RedisWriter, logger: Logger, interval: Double, marker: String,
         onChange: @escaping @Sendable (StoreChange) -> Void
     ) {
+        let settle = 2 * (interval + connection.timeout)
         let thread = Thread { [self] in
             var observer = Observer(logger: logger, address: connection.endpoint.description)
+            // When to set the marker again, after a change this process wrote back for.
+            var markAt: Date?
             while !isStopped {
                 let answer = Result { () throws(RedisError) in try connection.serverRunID() }
                 if let change = observer.observe(answer, dropped: writer.statistics.dropped, at: Date()) {
                     onChange(change)
+                    markAt = Date(timeIntervalSinceNow: settle)
+                } else if case .success = answer, markAt == nil,
+                    case .some(let found) = try? connection.get([marker]), found[0] == nil
+                {
+                    logger.warning(
+                        "session store: \(connection.endpoint.description) lost its marker key (flushed or evicted): writing back the sessions held here"
+                    )
+                    onChange(.replaced)
+                    markAt = Date(timeIntervalSinceNow: settle)
+                }
+                if let at = markAt, at <= Date(), case .success = answer,
+                    (try? connection.set(marker, Array("1".utf8), ttlSeconds: nil)) != nil
+                {
+                    markAt = nil
                 }
                 wakeup.lock()
                 if !isStopped { _ = wakeup.wait(until: Date(timeIntervalSinceNow: interval)) }

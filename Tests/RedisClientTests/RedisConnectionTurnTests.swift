@@ -1,0 +1,63 @@
+import Foundation
+import SheetdTesting
+import Synchronization
+import Testing
+
+@testable import RedisClient
+
+// Callers sharing one connection behind a slow Redis (each call answered within the timeout, but
+// slowly): a caller does not wait for every call before it in turn. Redis is made slow by a Lua
+// script that keeps it busy for 0.25 s a call (Redis runs one script at a time); the verdicts rest
+// on that lower bound alone, never on how long a call took.
+
+extension RedisIntegration {
+    @Suite final class RedisConnectionTurnTests: RedisServerSuite {
+        /// Keeps Redis busy for ARGV[1] seconds (by its own clock), then returns 1.
+        static let busy = """
+            local t = redis.call('TIME')
+            local start = t[1] + t[2] / 1e6
+            repeat
+              t = redis.call('TIME')
+            until t[1] + t[2] / 1e6 - start >= tonumber(ARGV[1])
+            return 1
+            """
+
+        /// Six callers at once on a connection with a 0.4 s timeout, each call taking at least
+        /// 0.25 s in Redis: served one at a time, the third in line could not start before 0.5 s,
+        /// so at least one caller is refused its turn (`.timedOut`, not sent) instead of waiting
+        /// for all the calls before it; the others are answered.
+        @Test func aCallerDoesNotWaitForEveryCallBeforeIt() throws {
+            let redis = try RedisConnection(endpoint: server.endpoint(), timeout: 0.4)
+            try redis.ping()
+            let outcomes = Mutex<[Result<[Int64?], RedisError>]>([])
+            let threads = (0..<6).map { _ in
+                Thread {
+                    let outcome = Result { () throws(RedisError) in
+                        try redis.evaluate(Self.busy, [(keys: [], arguments: [Array("0.25".utf8)])])
+                    }
+                    outcomes.withLock { $0.append(outcome) }
+                }
+            }
+            for thread in threads { thread.start() }
+            #expect(eventually(within: 30, every: 0.01) { outcomes.withLock { $0.count } == 6 })
+            let results = outcomes.withLock { $0 }
+            var answered = 0
+            var refused = 0
+            for result in results {
+                switch result {
+                case .success(let replies):
+                    #expect(replies == [1])
+                    answered += 1
+                case .failure(let error):
+                    #expect(error.kind == .timedOut, "\(error)")
+                    #expect(error.reason.contains("not sent"), "\(error)")
+                    refused += 1
+                }
+            }
+            #expect(answered >= 1)
+            #expect(refused >= 1, "\(answered) answered, \(refused) refused")
+            // The connection is still good for the next caller.
+            try redis.ping()
+        }
+    }
+}
