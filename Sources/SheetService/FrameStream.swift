@@ -134,9 +134,14 @@ final class FrameStream: Sendable {
                     send(snapshotEvent("interrupted", snapshot), now: now, state: &s)
                 } else {
                     // It ended on the session's clock before this one began (the stream was still
-                    // behind it, e.g. a client-clock session ahead of the server): close it
-                    // properly so no animation ends without `settled` or `interrupted`.
-                    send(settledEvent(running), now: now, state: &s)
+                    // behind it, e.g. a client-clock session ahead of the server): finish it as a
+                    // stalled pacer does, skipping to its last frame, so that it ends at its target
+                    // frame and `settled` like every other animation.
+                    let last = running.frameCount(fps: fps) - 1
+                    if s.next < last { metrics.framesSkipped.increment(by: last - s.next) }
+                    s.next = max(s.next, last)
+                    sendNext(&s, now: now)
+                    if s.done { return nil }  // a `once` stream ends with that animation
                 }
             }
             s.animation = a
