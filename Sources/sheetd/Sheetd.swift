@@ -77,7 +77,7 @@ struct Serve: ParsableCommand {
 
     @Option(
         help:
-            "Where sessions are kept: memory (lost with the process), redis://host:port[/db] or redis+sentinel://host:port[,host:port…]/master[/db], from where any instance carries on with them (SHEETD_STORE)."
+            "Where sessions are kept: memory (lost with the process), redis://host:port[/db], from where any instance carries on with them (SHEETD_STORE). With replicas, point it at the primary; after a failover, restart the instances with the promoted replica's address (Sentinel is not followed)."
     )
     var store = env("SHEETD_STORE") ?? "memory"
 
@@ -134,9 +134,9 @@ struct Serve: ParsableCommand {
         guard connectionLimit >= 0 else { throw ValidationError("--connection-limit must not be negative") }
         guard perIpLimit >= 0 else { throw ValidationError("--per-ip-limit must not be negative") }
         guard drainGrace >= 0 else { throw ValidationError("--drain-grace must not be negative") }
-        guard store == "memory" || store.hasPrefix("redis://") || store.hasPrefix("redis+sentinel://") else {
+        guard store == "memory" || store.hasPrefix("redis://") else {
             throw ValidationError(
-                "--store must be memory, redis://host:port[/db] or redis+sentinel://host:port[,host:port…]/master[/db], not \(store)"
+                "--store must be memory or redis://host:port[/db], not \(store)"
             )
         }
         guard storeDeadline >= 0.01, storeDeadline <= 60 else {
