@@ -239,7 +239,9 @@ extension ServiceIntegration.FrameStreamTests {
         // card a client draws rests where the engine says (seen missing in the soak: the cut-short
         // animation's `settled` came after a frame 0.33 pt from its target).
         for (i, e) in events.enumerated() where e.type == "settled" {
-            #expect(i > 0 && events[i - 1].type == "frame" && events[i - 1].id == e.id, "\(events.map { $0.id ?? $0.type })")
+            #expect(
+                i > 0 && events[i - 1].type == "frame" && events[i - 1].id == e.id, "\(events.map { $0.id ?? $0.type })"
+            )
         }
         #expect(events.filter { $0.type == "settled" || $0.type == "interrupted" }.count == 2)
         #expect(events.allSatisfy { $0.type != "settled" || $0.json?["id"] as? String == "r" })
