@@ -282,9 +282,16 @@ class RedisServer(Process):
         self.proc = subprocess.Popen(
             ["redis-server", "--port", str(self.port), "--bind", HOST, "--save", "", "--appendonly", "no"]
             + self.extra, stdout=self.log, stderr=self.log, stdin=subprocess.DEVNULL)
-        wait_until("redis-server", lambda: socket.create_connection((HOST, self.port), 1).close() or True,
-                   30, alive=self.alive)
+        # Ready once it answers PING: with an append-only file or a snapshot to load it accepts
+        # connections at once but answers every command `-LOADING` until the data is in memory.
+        wait_until("redis-server", self.answers_ping, 30, alive=self.alive)
         return self
+
+    def answers_ping(self) -> bool:
+        with socket.create_connection((HOST, self.port), 1) as s:
+            s.settimeout(5)
+            s.sendall(b"PING\r\n")
+            return s.recv(64).startswith(b"+PONG")
 
 
 class Proxy(Process):
