@@ -73,7 +73,7 @@ import time
 import uuid
 
 from harness import HOST, Proxy, RedisServer, Sheetd, free_ports
-from sse_check import parse_fields, take_events
+from sse_check import open_stream, parse_fields, take_events
 
 P = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 P.add_argument("--bin", required=True, help="the sheetd binary")
@@ -621,27 +621,16 @@ class Stream(threading.Thread):
             time.sleep(self.retry)
 
     def once(self):
-        rec, cl = self.user.rec, self.user.cluster
-        head = (f"GET /sessions/{self.sid}/frames?fps=30 HTTP/1.1\r\nHost: {HOST}:{cl.proxy_port}\r\n"
-                "Accept: text/event-stream\r\n")
-        if self.last_id:
-            head += f"Last-Event-ID: {self.last_id}\r\n"
+        cl = self.user.cluster
         sock = None
         sent = time.monotonic()
         try:
             sock = socket.create_connection((HOST, cl.proxy_port), timeout=5)
             sock.settimeout(25)  # a keep-alive comment comes every 15 s
-            sock.sendall((head + "\r\n").encode())
-            raw = b""
-            while b"\r\n\r\n" not in raw:
-                chunk = sock.recv(65536)
-                if not chunk:
-                    return "refused", time.monotonic()
-                raw += chunk
-            header, raw = raw.split(b"\r\n\r\n", 1)
-            lines = header.decode("latin-1").split("\r\n")
-            status = int(lines[0].split(" ")[1])
-            hdrs = {k.strip().lower(): v.strip() for k, _, v in (l.partition(":") for l in lines[1:])}
+            opened = open_stream(sock, f"/sessions/{self.sid}/frames?fps=30", f"{HOST}:{cl.proxy_port}", self.last_id)
+            if opened is None:
+                return "refused", time.monotonic()
+            status, hdrs, raw = opened
             self.user.note(self.sid, Reply(status, raw[:300].decode("latin-1"), sent, time.monotonic(),
                                            hdrs.get("content-type", "")), "GET frames")
             if status == 204 and self.deleted.is_set():

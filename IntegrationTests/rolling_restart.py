@@ -57,7 +57,7 @@ import time
 import uuid
 
 from harness import Sheetd
-from sse_check import parse_fields, take_events
+from sse_check import open_stream, parse_fields, take_events
 
 P = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 P.add_argument("--bin", required=True)
@@ -242,9 +242,6 @@ class Stream(threading.Thread):
         """One connection; returns (why it ended, when, when its last event arrived)."""
         sock = None
         path = f"/sessions/{self.sid}/frames?fps={ARGS.fps}"
-        head = f"GET {path} HTTP/1.1\r\nHost: {HOST}:{ARGS.proxy_port}\r\nAccept: text/event-stream\r\n"
-        if self.last_id:
-            head += f"Last-Event-ID: {self.last_id}\r\n"
         t_open = now()
         t_last = None
         established = False
@@ -252,18 +249,11 @@ class Stream(threading.Thread):
         try:
             sock = socket.create_connection((HOST, ARGS.proxy_port), timeout=5)
             sock.settimeout(25)  # a keep-alive comment comes every 15 s
-            sock.sendall((head + "\r\n").encode())
-            raw = b""
-            while b"\r\n\r\n" not in raw:
-                chunk = sock.recv(65536)
-                if not chunk:
-                    REC.error("stream", f"{self.sid}: connection closed before the response headers")
-                    return "refused", now(), None
-                raw += chunk
-            header, raw = raw.split(b"\r\n\r\n", 1)
-            lines = header.decode("latin-1").split("\r\n")
-            status = int(lines[0].split(" ")[1])
-            hdrs = {k.strip().lower(): v.strip() for k, _, v in (l.partition(":") for l in lines[1:])}
+            opened = open_stream(sock, path, f"{HOST}:{ARGS.proxy_port}", self.last_id)
+            if opened is None:
+                REC.error("stream", f"{self.sid}: connection closed before the response headers")
+                return "refused", now(), None
+            status, hdrs, raw = opened
             REC.request("GET frames", status, now() - t_open)
             if status != 200:
                 kind = "lost" if status == 404 else "5xx" if status >= 500 else "stream"

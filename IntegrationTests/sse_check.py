@@ -4,13 +4,16 @@ Shared by IntegrationTests/drain_test.py and IntegrationTests/concurrency_test.p
 (raw sockets on a selector, or a thread per stream) and hands every event block (the text between
 two blank lines) to `StreamCheck.event`. The load test and the rolling restart check events their
 own way and share the decoding: `take_events` (with `take_chunks`) and `parse_fields` (which
-IntegrationTests/schemathesis_hooks.py uses too).
+IntegrationTests/schemathesis_hooks.py uses too); the rolling restart and the fault checks open their
+streams on a raw socket with `open_stream`.
 """
 
 from __future__ import annotations
 
 import json
+import socket
 import time
+from typing import Callable
 
 FRAME_FIELDS = {"animation", "index", "t", "constant", "dimmerAlpha", "progress", "velocity"}
 SNAPSHOT_FIELDS = {
@@ -154,3 +157,27 @@ def parse_fields(block: str) -> dict[str, list[str]]:
         name, _, value = line.partition(":")
         fields.setdefault(name, []).append(value[1:] if value.startswith(" ") else value)
     return fields
+
+
+def open_stream(sock: socket.socket, path: str, host: str, last_id: str | None = None,
+                recv: Callable[[], bytes | None] | None = None) -> tuple[int, dict[str, str], bytes] | None:
+    """Sends `GET path` for an event stream on a connected socket (with `Last-Event-ID` when
+    resuming) and reads the response head: (status, headers with lower-cased names, the body bytes
+    that came with the head), or None when the connection closed first. `recv` reads the next
+    bytes (default: `sock.recv(65536)`); it returns None to give up waiting (a check that stops)."""
+    head = f"GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n"
+    if last_id:
+        head += f"Last-Event-ID: {last_id}\r\n"
+    sock.sendall((head + "\r\n").encode())
+    read = recv or (lambda: sock.recv(65536))
+    raw = b""
+    while b"\r\n\r\n" not in raw:
+        chunk = read()
+        if not chunk:
+            return None
+        raw += chunk
+    header, body = raw.split(b"\r\n\r\n", 1)
+    lines = header.decode("latin-1").split("\r\n")
+    status = int(lines[0].split(" ")[1])
+    headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+    return status, headers, body

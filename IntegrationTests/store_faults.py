@@ -35,7 +35,6 @@ import http.client
 import json
 import os
 import random
-import re
 import socket
 import sys
 import threading
@@ -48,7 +47,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "Benchmarks"))
 
 import delay_proxy  # noqa: E402
 from harness import HOST, RedisServer, Sheetd, free_port, free_ports, wait_until  # noqa: E402
-from sse_check import parse_fields, take_events  # noqa: E402
+from sse_check import open_stream, parse_fields, take_events  # noqa: E402
 
 FAULTS = ["restart-empty", "restart-persistent", "killed", "stopped", "backlog", "slow", "promoted"]
 P = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -419,33 +418,28 @@ class Stream(threading.Thread):
             self.reconnects.append((now(), why))
             time.sleep(self.retry)
 
+    def receive(self, sock: socket.socket) -> bytes | None:
+        """The next bytes (b"" when the connection closed), or None once the check stops."""
+        while True:
+            try:
+                return sock.recv(65536)
+            except socket.timeout:
+                if self.fault.stop.is_set():
+                    return None
+
     def once(self) -> str:
         inst = self.user.inst
-        head = f"GET /sessions/{self.user.sid}/frames?fps=30 HTTP/1.1\r\nHost: {HOST}\r\nAccept: text/event-stream\r\n"
-        if self.last_id:
-            head += f"Last-Event-ID: {self.last_id}\r\n"
         try:
             sock = socket.create_connection((HOST, inst.port), timeout=5)
         except OSError:
             return "refused"
         try:
-            sock.settimeout(0.5)
-            sock.sendall((head + "\r\n").encode())
-            raw = b""
-            while b"\r\n\r\n" not in raw:
-                try:
-                    chunk = sock.recv(65536)
-                except socket.timeout:
-                    if self.fault.stop.is_set():
-                        return "stopped"
-                    continue
-                if not chunk:
-                    return "refused"
-                raw += chunk
-            header, pending = raw.split(b"\r\n\r\n", 1)
-            lines = header.decode("latin-1").split("\r\n")
-            status = int(lines[0].split(" ")[1])
-            hdrs = {k.strip().lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:])}
+            sock.settimeout(0.5)  # so that a stopped check is seen while Redis or sheetd is silent
+            opened = open_stream(sock, f"/sessions/{self.user.sid}/frames?fps=30", HOST, self.last_id,
+                                 recv=lambda: self.receive(sock))
+            if opened is None:
+                return "stopped" if self.fault.stop.is_set() else "refused"
+            status, hdrs, pending = opened
             if status != 200:
                 if status == 404:
                     self.fault.lost.add(self.user.sid)
@@ -480,12 +474,9 @@ class Stream(threading.Thread):
                         return f"closed {data.get('reason')}"
                 if ended:
                     return "ended"
-                try:
-                    chunk = sock.recv(65536)
-                except socket.timeout:
-                    if self.fault.stop.is_set():
-                        return "stopped"
-                    continue
+                chunk = self.receive(sock)
+                if chunk is None:
+                    return "stopped"
                 if not chunk:
                     return "dropped"
                 pending += chunk
