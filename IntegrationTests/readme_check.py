@@ -49,10 +49,11 @@ def strict(line: str, port: int, seconds: int = 30) -> str:
     return line.replace("localhost:8080", f"127.0.0.1:{port}").replace("curl ", f"curl -fsS -m {seconds} ", 1)
 
 
-def wait_streams_open(port: int, timeout: float = 30) -> bool:
-    """Polls sheetd's /metrics until a frame stream is open; whether one was within `timeout`."""
+def wait_streams_open(port: int, reader: subprocess.Popen, timeout: float = 30) -> bool:
+    """Polls sheetd's /metrics until a frame stream is open, or the reader has already ended (its
+    output then tells); whether either happened within `timeout`."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and reader.poll() is None:
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
                 m = re.search(r"^sheetd_streams_open (\S+)$", r.read().decode(), re.M)
@@ -61,7 +62,7 @@ def wait_streams_open(port: int, timeout: float = 30) -> bool:
         except OSError:
             pass
         time.sleep(0.02)
-    return False
+    return reader.poll() is not None
 
 
 def run(line: str, port: int) -> str:
@@ -100,7 +101,7 @@ def main() -> int:
         with tempfile.TemporaryFile("w+") as out:
             reader = subprocess.Popen(["bash", "-c", strict(stream[0], port, 60)], stdout=out)
             # The others once sheetd counts the stream open (it sends nothing before the animation).
-            if not wait_streams_open(port):
+            if not wait_streams_open(port, reader):
                 reader.kill()
                 fail("the stream never opened (sheetd_streams_open stayed 0 for 30 s)")
             for line in stream[1:]:
