@@ -740,7 +740,11 @@ class SheetUser(FastHttpUser):
         # Replay what the card did since it was last at rest.
         sim = self.replay(self.rest, list(self.span), "POST simulate (gesture)")
         if sim and (self.follower or self.watcher) and sim.get("frames"):
-            last = next((r["animation"]["id"] for _, r in reversed(self.span) if r and r.get("animation")), None)
+            # The last animation the span started: an event answered in full names it in `animation`,
+            # an earlier event of a batch in its `settle` (a transition completes mid-drag, so the
+            # event that starts the animation is often not the batch's last).
+            started = (r.get("animation") or (r.get("settle") or {}).get("animation") for _, r in reversed(self.span) if r)
+            last = next((a["id"] for a in started if a), None)
             if last is not None:
                 self.sim_frames[last] = sim["frames"]
 
