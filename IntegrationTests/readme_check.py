@@ -65,6 +65,17 @@ def wait_streams_open(port: int, reader: subprocess.Popen, timeout: float = 30) 
     return reader.poll() is not None
 
 
+def wait_at_rest(port: int, session: str, timeout: float = 30) -> bool:
+    """Polls the session until its state is not `animating`; whether that happened within `timeout`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/sessions/{session}", timeout=5) as r:
+            if json.load(r)["state"] != "animating":
+                return True
+        time.sleep(0.02)
+    return False
+
+
 def run(line: str, port: int) -> str:
     done = subprocess.run(["bash", "-c", strict(line, port)], capture_output=True, text=True)
     if done.returncode != 0:
@@ -96,8 +107,13 @@ def main() -> int:
         assert len(released["frames"]) == 19 and released["frames"][-1]["constant"] == 18, len(released["frames"])
         n += 3
 
-        # The streaming block: its first line runs in the background, the others drive it.
+        # The streaming block: its first line runs in the background, the others drive it. A person
+        # types it seconds after the curl session's dismiss, when that animation has played out; a
+        # `once` stream opened while it still plays would print the dismiss instead of the show.
+        # So first wait, as they do, until the session says it is no longer animating.
         stream = curls("stream-session")
+        if not wait_at_rest(port, "a1"):
+            fail("session a1 was still animating 30 s after the curl session's dismiss")
         with tempfile.TemporaryFile("w+") as out:
             reader = subprocess.Popen(["bash", "-c", strict(stream[0], port, 60)], stdout=out)
             # The others once sheetd counts the stream open (it sends nothing before the animation).
@@ -112,6 +128,11 @@ def main() -> int:
         if reader.returncode != 0 or not re.search(r"^event: settled", printed, re.M):
             fail("the stream did not print a whole animation:", printed)
         frames = len(re.findall(r"^event: frame", printed, re.M))
+        # The README's `id: 3:0`: the show is the session's third animation (release, dismiss, show),
+        # and the stream prints it from its first frame.
+        ids = re.findall(r"^id: (\d+):(\d+)$", printed, re.M)
+        if not ids or ids[0] != ("3", "0") or {n for n, _ in ids} != {"3"}:
+            fail("the stream did not print the show animation from `id: 3:0`:", printed)
         n += 1
 
     # The Operating example: a sheetd started as the block shows, the block's curl, the id echoed,
