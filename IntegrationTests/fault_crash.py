@@ -73,7 +73,7 @@ import time
 import uuid
 
 from harness import HOST, Proxy, RedisServer, Sheetd, free_ports
-from sse_check import open_stream, parse_fields, take_events
+from sse_check import ResumePoint, StreamBody, open_stream
 
 P = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 P.add_argument("--bin", required=True, help="the sheetd binary")
@@ -590,11 +590,9 @@ class Stream(threading.Thread):
     def __init__(self, user, sid):
         super().__init__(daemon=True)
         self.user, self.sid = user, sid
-        self.retry = 1.0
-        self.last_id = None
-        self.last = None  # (n, k) of the last frame
+        self.at = ResumePoint()  # retry, Last-Event-ID, the last frame
         self.reconnects = []  # dicts: t, why, reopened (monotonic)
-        self.order_errors = []
+        self.order_errors = []  # frames not after the last one: dicts t, problem
         self.resumed = collections.Counter()
         self.deleted = threading.Event()
         self.opened = threading.Event()
@@ -618,7 +616,7 @@ class Stream(threading.Thread):
                 failures = 0
             with LOCK:
                 self.reconnects.append({"t": t_end, "why": why, "reopened": None})
-            time.sleep(self.retry)
+            time.sleep(self.at.retry)
 
     def once(self):
         cl = self.user.cluster
@@ -627,7 +625,7 @@ class Stream(threading.Thread):
         try:
             sock = socket.create_connection((HOST, cl.proxy_port), timeout=5)
             sock.settimeout(25)  # a keep-alive comment comes every 15 s
-            opened = open_stream(sock, f"/sessions/{self.sid}/frames?fps=30", f"{HOST}:{cl.proxy_port}", self.last_id)
+            opened = open_stream(sock, f"/sessions/{self.sid}/frames?fps=30", f"{HOST}:{cl.proxy_port}", self.at.last_id)
             if opened is None:
                 return "refused", time.monotonic()
             status, hdrs, raw = opened
@@ -636,7 +634,7 @@ class Stream(threading.Thread):
             if status == 204 and self.deleted.is_set():
                 return "deleted", time.monotonic()
             if status in (404, 204) and not self.deleted.is_set():
-                self.user.rec.error("lost", f"GET /sessions/{self.sid}/frames (Last-Event-ID {self.last_id}): {status} "
+                self.user.rec.error("lost", f"GET /sessions/{self.sid}/frames (Last-Event-ID {self.at.last_id}): {status} "
                                     "for a session created and not deleted")
             if status != 200:
                 return "status", time.monotonic()
@@ -644,25 +642,13 @@ class Stream(threading.Thread):
                 if self.reconnects and self.reconnects[-1]["reopened"] is None:
                     self.reconnects[-1]["reopened"] = time.monotonic()
             self.opened.set()
-            resuming = self.last_id is not None
-            first = True
-            text, pending = "", raw
-            chunked = hdrs.get("transfer-encoding", "").lower() == "chunked"
-            while True:
-                blocks, text, pending, ended = take_events(text, pending, chunked)
-                for block in blocks:
-                    kind = self.event(block, resuming and first)
-                    if kind is None:
-                        continue
-                    first = False
-                    if kind == "deleted" or kind.startswith("closed"):
-                        return kind, time.monotonic()
-                if ended:
-                    return "ended without closed", time.monotonic()
-                chunk = sock.recv(65536)
-                if not chunk:
-                    return "dropped", time.monotonic()
-                pending += chunk
+            resuming = self.at.last_id is not None
+            body = StreamBody(raw, hdrs.get("transfer-encoding", "").lower() == "chunked", lambda: sock.recv(65536))
+            for i, event in enumerate(self.at.events(body)):
+                self.event(event, resuming and i == 0)
+                if event.kind == "closed":
+                    return "deleted" if event.reason == "deleted" else f"closed {event.reason}", time.monotonic()
+            return "ended without closed" if body.end == "ended" else body.end, time.monotonic()
         except (OSError, ValueError) as e:
             if self.deleted.is_set():
                 return "deleted", time.monotonic()
@@ -671,34 +657,15 @@ class Stream(threading.Thread):
             if sock is not None:
                 sock.close()
 
-    def event(self, block, first_after_resume):
-        fields = parse_fields(block)
-        if not fields:
-            return None
-        if "retry" in fields:
-            self.retry = int(fields["retry"][0]) / 1000
-        kind = (fields.get("event") or ["message"])[0]
-        if "id" in fields:
-            self.last_id = fields["id"][0]
+    def event(self, event, first_after_resume):
         if first_after_resume:
-            self.resumed[kind] += 1
-        if kind == "frame":
+            self.resumed[event.kind] += 1
+        if event.kind == "frame":
             self.frames += 1
-            try:
-                n, k = (int(x) for x in fields["id"][0].split(":"))
-            except (KeyError, ValueError):
-                self.user.rec.error("stream", f"{self.sid}: frame without an n:k id: {block[:200]!r}")
-                return kind
-            if self.last is not None and (n, k) <= self.last:
-                self.order_errors.append({"t": now(), "frame": f"{n}:{k}", "after": f"{self.last[0]}:{self.last[1]}"})
-            self.last = (n, k) if self.last is None else max(self.last, (n, k))
-        if kind == "closed":
-            try:
-                reason = json.loads("\n".join(fields.get("data", []))).get("reason", "?")
-            except ValueError:
-                reason = "?"
-            return "deleted" if reason == "deleted" else f"closed {reason}"
-        return kind
+            if event.frame is None:
+                self.user.rec.error("stream", f"{self.sid}: {event.problem}")
+            elif event.problem:
+                self.order_errors.append({"t": now(), "problem": event.problem})
 
 
 class CSession:

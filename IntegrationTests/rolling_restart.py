@@ -57,7 +57,7 @@ import time
 import uuid
 
 from harness import Sheetd
-from sse_check import open_stream, parse_fields, take_events
+from sse_check import ResumePoint, StreamBody, open_stream
 
 P = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 P.add_argument("--bin", required=True)
@@ -209,9 +209,7 @@ class Stream(threading.Thread):
     def __init__(self, sid):
         super().__init__(daemon=True)
         self.sid = sid
-        self.last = None  # (n, k) of the last frame
-        self.last_id = None  # the last `id:` seen, sent back as Last-Event-ID
-        self.retry = 1.0
+        self.at = ResumePoint()  # retry, Last-Event-ID, the last frame
         self.frames = collections.defaultdict(list)  # animation -> [(t, k)]
         self.intervals = []  # [t_open, t_close) while connected
         self.deleted = threading.Event()
@@ -230,13 +228,13 @@ class Stream(threading.Thread):
                 if self.failed_opens > 10:
                     REC.error("stream", f"{self.sid}: gave up after 10 failed reconnections")
                     return
-                time.sleep(self.retry)
+                time.sleep(self.at.retry)
                 continue
             # Like an EventSource: wait `retry`, then reconnect with Last-Event-ID.
             with LOCK:
                 REC.reconnects.append({"stream": self.sid, "t": t_end, "why": why, "last_event": t_last_event,
-                                       "last_id": self.last_id})
-            time.sleep(self.retry)
+                                       "last_id": self.at.last_id})
+            time.sleep(self.at.retry)
 
     def once(self):
         """One connection; returns (why it ended, when, when its last event arrived)."""
@@ -249,7 +247,7 @@ class Stream(threading.Thread):
         try:
             sock = socket.create_connection((HOST, ARGS.proxy_port), timeout=5)
             sock.settimeout(25)  # a keep-alive comment comes every 15 s
-            opened = open_stream(sock, path, f"{HOST}:{ARGS.proxy_port}", self.last_id)
+            opened = open_stream(sock, path, f"{HOST}:{ARGS.proxy_port}", self.at.last_id)
             if opened is None:
                 REC.error("stream", f"{self.sid}: connection closed before the response headers")
                 return "refused", now(), None
@@ -259,7 +257,7 @@ class Stream(threading.Thread):
                 kind = "lost" if status == 404 else "5xx" if status >= 500 else "stream"
                 if status == 404:
                     REC.lost.add(self.sid)
-                REC.error(kind, f"GET {path} (Last-Event-ID {self.last_id}): status {status}", response=raw[:300].decode("latin-1"))
+                REC.error(kind, f"GET {path} (Last-Event-ID {self.at.last_id}): status {status}", response=raw[:300].decode("latin-1"))
                 return "status", now(), None
             established = True
             self.connections += 1
@@ -268,25 +266,14 @@ class Stream(threading.Thread):
             chunked = hdrs.get("transfer-encoding", "").lower() == "chunked"
             interval = [now(), None]
             self.intervals.append(interval)
-            first = True
-            text, pending = "", raw
+            body = StreamBody(raw, chunked, lambda: sock.recv(65536))
             try:
-                while True:
-                    blocks, text, pending, ended = take_events(text, pending, chunked)
-                    for block in blocks:
-                        ev = self.event(block, resuming and first)
-                        if ev is None:
-                            continue
-                        first = False
-                        t_last = now()
-                        if ev[0] == "closed":
-                            return ev[1], now(), t_last
-                    if ended:
-                        return "ended without `closed`", now(), t_last
-                    chunk = sock.recv(65536)
-                    if not chunk:
-                        return "dropped", now(), t_last
-                    pending += chunk
+                for i, event in enumerate(self.at.events(body)):
+                    self.event(event, resuming and i == 0)
+                    t_last = now()
+                    if event.kind == "closed":
+                        return "deleted" if event.reason == "deleted" else f"closed: {event.reason}", now(), t_last
+                return "ended without `closed`" if body.end == "ended" else body.end, now(), t_last
             finally:
                 interval[1] = now()
         except (OSError, ValueError) as e:
@@ -300,43 +287,21 @@ class Stream(threading.Thread):
             if sock is not None:
                 sock.close()
 
-    def event(self, block, first_after_resume):
-        fields = parse_fields(block)
-        if not fields:
-            return None
-        if "retry" in fields:  # in the block of an event (the first one, or `closed`)
-            self.retry = int(fields["retry"][0]) / 1000
-        kind = (fields.get("event") or ["message"])[0]
-        if "id" in fields:
-            self.last_id = fields["id"][0]
-        data = "\n".join(fields.get("data", []))
+    def event(self, event, first_after_resume):
         with LOCK:
-            REC.counts[f"SSE {kind}"] += 1
+            REC.counts[f"SSE {event.kind}"] += 1
         if first_after_resume:
             with LOCK:
-                REC.counts[f"resumed with {kind}"] += 1
-            if kind == "snapshot":
-                REC.error("resume", f"{self.sid}: resumed from Last-Event-ID {self.last_id} with a snapshot: "
+                REC.counts[f"resumed with {event.kind}"] += 1
+            if event.kind == "snapshot":
+                REC.error("resume", f"{self.sid}: resumed from Last-Event-ID {self.at.last_id} with a snapshot: "
                           "the instance that took over did not know the animation")
-        if kind == "frame":
-            try:
-                n, k = (int(x) for x in fields["id"][0].split(":"))
-            except (KeyError, ValueError):
-                REC.error("stream", f"{self.sid}: frame without an n:k id: {block[:200]!r}")
-                return (kind,)
-            if self.last is not None and (n, k) <= self.last:
-                REC.error("order", f"{self.sid}: frame {n}:{k} after {self.last[0]}:{self.last[1]}"
-                          + (" (first after a reconnection)" if first_after_resume else ""))
-            self.last = (n, k) if self.last is None else max(self.last, (n, k))
-            self.frames[n].append((now(), k))
-            return (kind,)
-        if kind == "closed":
-            try:
-                reason = json.loads(data).get("reason", "?")
-            except ValueError:
-                reason = "?"
-            return ("closed", "deleted" if reason == "deleted" else f"closed: {reason}")
-        return (kind,)
+        if event.kind == "frame":
+            if event.problem:
+                kind = "order" if event.frame else "stream"
+                REC.error(kind, f"{self.sid}: {event.problem}" + (" (first after a reconnection)" if first_after_resume else ""))
+            if event.frame:
+                self.frames[event.frame[0]].append((now(), event.frame[1]))
 
 
 # --------------------------------------------------------------------------------------------

@@ -5,7 +5,8 @@ Shared by IntegrationTests/drain_test.py and IntegrationTests/concurrency_test.p
 two blank lines) to `StreamCheck.event`. The load test and the rolling restart check events their
 own way and share the decoding: `take_events` (with `take_chunks`) and `parse_fields` (which
 IntegrationTests/schemathesis_hooks.py uses too); the rolling restart and the fault checks open their
-streams on a raw socket with `open_stream`.
+streams on a raw socket with `open_stream`, read the body with `StreamBody` and reconnect as an
+EventSource does with what a `ResumePoint` kept.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from __future__ import annotations
 import json
 import socket
 import time
-from typing import Callable
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator
 
 FRAME_FIELDS = {"animation", "index", "t", "constant", "dimmerAlpha", "progress", "velocity"}
 SNAPSHOT_FIELDS = {
@@ -181,3 +183,89 @@ def open_stream(sock: socket.socket, path: str, host: str, last_id: str | None =
     status = int(lines[0].split(" ")[1])
     headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
     return status, headers, body
+
+
+class StreamBody:
+    """The event blocks of a stream's body as they arrive; `pending`: the body bytes that came with
+    the head, `recv`: the next bytes (b"" when the connection closed, None to stop waiting). After
+    the iteration, `end` says how the body ended: "ended" (the chunked body's last chunk came),
+    "dropped" (the connection closed first) or "stopped" (recv gave up)."""
+
+    def __init__(self, pending: bytes, chunked: bool, recv: Callable[[], bytes | None]) -> None:
+        self.pending = pending
+        self.chunked = chunked
+        self.recv = recv
+        self.end: str | None = None
+
+    def __iter__(self) -> Iterator[str]:
+        text = ""
+        while True:
+            blocks, text, self.pending, ended = take_events(text, self.pending, self.chunked)
+            yield from blocks
+            if ended:
+                self.end = "ended"
+                return
+            chunk = self.recv()
+            if chunk is None or not chunk:
+                self.end = "stopped" if chunk is None else "dropped"
+                return
+            self.pending += chunk
+
+
+@dataclass
+class StreamEvent:
+    """One event as a reconnecting client reads it: `kind` (the event field, "message" without one),
+    `data` (its data lines joined), a frame's (animation, index), a `closed` event's reason ("?"
+    without one), and `problem`: a frame whose id is not n:k, or that does not come after the last."""
+
+    kind: str
+    data: str
+    frame: tuple[int, int] | None = None
+    reason: str | None = None
+    problem: str | None = None
+
+
+class ResumePoint:
+    """What a client that reconnects as an EventSource does keeps across its connections: the
+    server's `retry` (seconds), the last event id (sent back as Last-Event-ID) and the highest frame
+    (animation, index) seen, after which every frame must come."""
+
+    def __init__(self) -> None:
+        self.retry = 1.0  # an EventSource's default until the server sends `retry:`
+        self.last_id: str | None = None
+        self.last: tuple[int, int] | None = None
+
+    def events(self, blocks: Iterable[str]) -> Iterator[StreamEvent]:
+        """The events of `blocks` (a StreamBody) in order, each read into this point; blocks of
+        comments only (keep-alives) skipped."""
+        for block in blocks:
+            event = self.read(block)
+            if event is not None:
+                yield event
+
+    def read(self, block: str) -> StreamEvent | None:
+        """The event in `block`, with what it changes kept; None for a block of comments only."""
+        fields = parse_fields(block)
+        if not fields:
+            return None
+        if "retry" in fields:  # in the first event's block, and in `closed`'s
+            self.retry = int(fields["retry"][0]) / 1000
+        if "id" in fields:
+            self.last_id = fields["id"][0]
+        event = StreamEvent((fields.get("event") or ["message"])[0], "\n".join(fields.get("data", [])))
+        if event.kind == "frame":
+            try:
+                n, k = (int(x) for x in fields["id"][0].split(":"))
+            except (KeyError, ValueError):
+                event.problem = f"frame without an n:k id: {block[:200]!r}"
+                return event
+            if self.last is not None and (n, k) <= self.last:
+                event.problem = f"frame {n}:{k} after {self.last[0]}:{self.last[1]}"
+            event.frame = (n, k)
+            self.last = (n, k) if self.last is None else max(self.last, (n, k))
+        elif event.kind == "closed":
+            try:
+                event.reason = json.loads(event.data).get("reason", "?")
+            except (ValueError, AttributeError):
+                event.reason = "?"
+        return event

@@ -47,7 +47,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "Benchmarks"))
 
 import delay_proxy  # noqa: E402
 from harness import HOST, RedisServer, Sheetd, free_port, free_ports, wait_until  # noqa: E402
-from sse_check import open_stream, parse_fields, take_events  # noqa: E402
+from sse_check import ResumePoint, StreamBody, open_stream  # noqa: E402
 
 FAULTS = ["restart-empty", "restart-persistent", "killed", "stopped", "backlog", "slow", "promoted"]
 P = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -396,9 +396,7 @@ class Stream(threading.Thread):
     def __init__(self, run: Run, user: User):
         super().__init__(daemon=True)
         self.fault, self.user = run, user
-        self.last = None  # (n, k) of the last frame
-        self.last_id = None
-        self.retry = 1.0
+        self.at = ResumePoint()  # retry, Last-Event-ID, the last frame
         self.frames = 0
         self.reconnects = []  # (t, why)
 
@@ -416,7 +414,7 @@ class Stream(threading.Thread):
             else:
                 failures = 0
             self.reconnects.append((now(), why))
-            time.sleep(self.retry)
+            time.sleep(self.at.retry)
 
     def receive(self, sock: socket.socket) -> bytes | None:
         """The next bytes (b"" when the connection closed), or None once the check stops."""
@@ -435,7 +433,7 @@ class Stream(threading.Thread):
             return "refused"
         try:
             sock.settimeout(0.5)  # so that a stopped check is seen while Redis or sheetd is silent
-            opened = open_stream(sock, f"/sessions/{self.user.sid}/frames?fps=30", HOST, self.last_id,
+            opened = open_stream(sock, f"/sessions/{self.user.sid}/frames?fps=30", HOST, self.at.last_id,
                                  recv=lambda: self.receive(sock))
             if opened is None:
                 return "stopped" if self.fault.stop.is_set() else "refused"
@@ -448,38 +446,16 @@ class Stream(threading.Thread):
                     kind = "5xx" if status != 503 else "stream 503"
                     self.fault.error(kind, f"stream of {self.user.sid}: {status}", response=pending[:200].decode("latin-1"))
                 return f"status {status}"
-            chunked = hdrs.get("transfer-encoding", "").lower() == "chunked"
-            text = ""
-            while True:
-                blocks, text, pending, ended = take_events(text, pending, chunked)
-                for block in blocks:
-                    fields = parse_fields(block)
-                    if "retry" in fields:
-                        self.retry = int(fields["retry"][0]) / 1000
-                    if "id" in fields:
-                        self.last_id = fields["id"][0]
-                    kind = (fields.get("event") or ["message"])[0]
-                    if kind == "frame":
-                        try:
-                            nk = tuple(int(x) for x in fields["id"][0].split(":"))
-                        except (KeyError, ValueError):
-                            self.fault.error("stream", f"{self.user.sid}: frame without an n:k id")
-                            continue
-                        if self.last is not None and nk <= self.last:
-                            self.fault.error("order", f"{self.user.sid}: frame {nk} after {self.last}")
-                        self.last = nk if self.last is None else max(self.last, nk)
+            body = StreamBody(pending, hdrs.get("transfer-encoding", "").lower() == "chunked", lambda: self.receive(sock))
+            for event in self.at.events(body):
+                if event.kind == "frame":
+                    if event.problem:
+                        self.fault.error("order" if event.frame else "stream", f"{self.user.sid}: {event.problem}")
+                    if event.frame:
                         self.frames += 1
-                    elif kind == "closed":
-                        data = json.loads(fields.get("data", ["{}"])[0])
-                        return f"closed {data.get('reason')}"
-                if ended:
-                    return "ended"
-                chunk = self.receive(sock)
-                if chunk is None:
-                    return "stopped"
-                if not chunk:
-                    return "dropped"
-                pending += chunk
+                elif event.kind == "closed":
+                    return f"closed {event.reason}"
+            return body.end
         except (OSError, ValueError) as e:
             return f"error {type(e).__name__}"
         finally:
