@@ -69,6 +69,79 @@ PRESETS = ["facebook", "twitter", "glide", "transition", "swipeCell", "fluid"]
 MIB = 1024 * 1024
 
 
+TCP_STATES = {"01": "ESTABLISHED", "02": "SYN_SENT", "03": "SYN_RECV", "04": "FIN_WAIT1", "05": "FIN_WAIT2",
+              "06": "TIME_WAIT", "07": "CLOSE", "08": "CLOSE_WAIT", "09": "LAST_ACK", "0A": "LISTEN", "0B": "CLOSING"}
+
+
+def tcp_address(hex_address: str) -> str:
+    """127.0.0.1:8080 from /proc/net/tcp's 0100007F:1F90 (IPv4 only: sheetd listens on 127.0.0.1)."""
+    host, port = hex_address.split(":")
+    return ".".join(str(int(host[i:i + 2], 16)) for i in (6, 4, 2, 0)) + f":{int(port, 16)}"
+
+
+def socket_owners(inodes: set[str]) -> dict[str, str]:
+    """Which process (pid and command) holds each socket inode, for the peers of sheetd's sockets."""
+    owners = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                link = os.readlink(f"/proc/{pid}/fd/{fd}")
+                if link.startswith("socket:[") and link[8:-1] in inodes:
+                    with open(f"/proc/{pid}/cmdline", "rb") as f:
+                        command = " ".join(f.read().decode(errors="replace").split("\0"))
+                    command = " ".join(command.split())[:80]
+                    owners[link[8:-1]] = f"pid {pid} ({command})"
+        except OSError:
+            continue  # a process that ended, or one we may not read
+    return owners
+
+
+def describe_sockets(pid: int) -> list[str]:
+    """sheetd's sockets as TCP sees them: its end, state, the peer's address and which process holds
+    the peer's end (none: the client has gone). Said when descriptors do not come back after the load."""
+    ours = set()
+    for name in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            link = os.readlink(f"/proc/{pid}/fd/{name}")
+        except OSError:
+            continue
+        if link.startswith("socket:["):
+            ours.add(link[8:-1])
+    rows, by_local = [], {}
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as f:
+                lines = f.read().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            cols = line.split()
+            if table.endswith("tcp"):
+                by_local[(cols[1], cols[2])] = cols[9]
+            rows.append((table, cols))
+    found, peers = [], {}
+    for table, cols in rows:
+        if cols[9] in ours:
+            peer_inode = by_local.get((cols[2], cols[1])) if table.endswith("tcp") else None
+            found.append((cols, peer_inode))
+            if peer_inode:
+                peers[peer_inode] = None
+    owners = socket_owners(set(peers))
+    out = []
+    for cols, peer_inode in found:
+        state = TCP_STATES.get(cols[3], cols[3])
+        if state == "LISTEN":
+            continue
+        local = tcp_address(cols[1]) if ":" in cols[1] and len(cols[1]) == 13 else cols[1]
+        remote = tcp_address(cols[2]) if ":" in cols[2] and len(cols[2]) == 13 else cols[2]
+        holder = owners.get(peer_inode or "", "no process (the client's end is closed)")
+        out.append(f"{local} ↔ {remote} {state}, queues {cols[4]}; peer held by {holder}")
+    unix = len(ours) - len(found)
+    if unix:
+        out.append(f"{unix} socket(s) not in TCP's tables (Unix sockets or pipes' kin)")
+    return out
+
+
 # --------------------------------------------------------------------------------------------
 # sheetd as /proc and /metrics see it.
 
@@ -631,6 +704,7 @@ def main() -> int:
     stream_threads: list[threading.Thread] = []
     locust = None
     interrupted = False
+    left_open: list[str] = []  # sheetd's sockets when descriptors did not come back after the load
     failures: list[str] = []
 
     def stop_on_signal(signum, _frame):
@@ -695,6 +769,8 @@ def main() -> int:
                     break
                 time.sleep(1)
             sampler.take("after")
+            if sampler.rows[-1]["fds"] > before["fds"]:
+                left_open = describe_sockets(sheetd.pid)
     except KeyboardInterrupt:
         interrupted = True
         failures.append("interrupted")
@@ -781,7 +857,7 @@ def main() -> int:
     if last.get("phase") == "after":
         verdicts.append((last["fds"] <= before["fds"] and last["streams_open"] == 0,
                          f"after the load: descriptors {last['fds']} (before it: {before['fds']}), streams open "
-                         f"{last['streams_open']}"))
+                         f"{last['streams_open']}" + "".join(f"\n  - {x}" for x in left_open)))
     else:
         verdicts.append((False, "no sample after the load"))
     fivexx = int(sampler.fivexx)
