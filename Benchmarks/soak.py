@@ -23,7 +23,9 @@ only, 127.0.0.1 only:
    /proc/PID/stat), requests and p99 latency over the interval (deltas of /metrics' request
    histogram, /metrics itself left out), Locust's p99 over its last 10 s, streams open (sheetd's
    gauge and ours), sessions live, errors so far.
-5. After the load: descriptors must come back to the pre-load count; then SIGTERM, exit status 0.
+5. After the load: descriptors must come back to the pre-load count (when they do not, the verdict
+   names the sockets sheetd still holds: TCP state, queues, the process holding the peer's end);
+   then SIGTERM, exit status 0.
 
 Verdicts (docs/RELIABILITY.md, "Soak"): the samples from --warmup to the end of the load are cut
 in thirds by time; RSS is flat if the last third's median is within max(4 MiB, 5 %) of the first
