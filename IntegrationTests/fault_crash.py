@@ -59,7 +59,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import http.client
 import json
 import math
 import os
@@ -72,7 +71,7 @@ import threading
 import time
 import uuid
 
-from harness import HOST, Proxy, RedisServer, Sheetd, free_ports
+from harness import HOST, KeepAlive, Proxy, RedisServer, Sheetd, decoded, free_ports
 from sse_check import ResumePoint, StreamBody, open_stream
 
 P = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -172,38 +171,20 @@ class Client:
     answer was read whole. Status 0: no answer (the connection failed)."""
 
     def __init__(self, port, timeout=15):
-        self.port, self.timeout, self.conn = port, timeout, None
+        self.link = KeepAlive(port, timeout=timeout)
 
     def call(self, method, path, body=None) -> Reply:
-        data = None if body is None else json.dumps(body, separators=(",", ":")).encode()
-        headers = {"Content-Type": "application/json"} if data is not None else {}
         sent = time.monotonic()
-        try:
-            if self.conn is None:
-                self.conn = http.client.HTTPConnection(HOST, self.port, timeout=self.timeout)
-            self.conn.request(method, path, body=data, headers=headers)
-            r = self.conn.getresponse()
-            raw = r.read()
-            recv = time.monotonic()
-            if r.getheader("Connection", "").lower() == "close":
-                self.conn.close()
-                self.conn = None
-        except (OSError, http.client.HTTPException) as e:
-            if self.conn is not None:
-                self.conn.close()
-            self.conn = None
-            return Reply(0, f"{type(e).__name__}: {e}", sent, time.monotonic())
-        ctype = r.getheader("Content-Type", "")
-        try:
-            obj = json.loads(raw) if raw and "json" in ctype else raw.decode("utf-8", "replace")
-        except ValueError:
-            obj = raw.decode("utf-8", "replace")
-        return Reply(r.status, obj, sent, recv, ctype, raw)
+        status, raw, headers, error = self.link.request(method, path, body)
+        recv = time.monotonic()
+        if error:
+            return Reply(0, error, sent, recv)
+        ctype = headers.get("content-type", "")
+        obj = decoded(raw) if raw and "json" in ctype else raw.decode("utf-8", "replace")
+        return Reply(status, obj, sent, recv, ctype, raw)
 
     def close(self):
-        if self.conn is not None:
-            self.conn.close()
-            self.conn = None
+        self.link.close()
 
 
 def state_equal(snapshot, answer) -> bool:

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import json
 import os
 import re
 import shlex
@@ -92,6 +93,50 @@ def wait_until(what: str, ready: Callable[[], bool], seconds: float = 10, interv
             raise RuntimeError(f"{what} exited before it was ready")
         time.sleep(interval)
     raise RuntimeError(f"{what} was not ready within {seconds:g} s")
+
+
+class KeepAlive:
+    """One keep-alive HTTP/1.1 connection to a port, as a client with a connection pool of one holds
+    it: opened on first use, dropped after a transport error or an answer with `Connection: close`,
+    and opened again by the next request."""
+
+    def __init__(self, port: int, host: str = HOST, timeout: float = 15) -> None:
+        self.port, self.host, self.timeout = port, host, timeout
+        self.conn: http.client.HTTPConnection | None = None
+
+    def request(self, method: str, path: str, body=None) -> tuple[int, bytes, dict[str, str], str]:
+        """Sends `body` as JSON (when given): (status, body bytes, headers with lower-cased names,
+        the transport error). Status 0 and the error's text when there was no answer."""
+        data = None if body is None else json.dumps(body, separators=(",", ":")).encode()
+        headers = {"Content-Type": "application/json"} if data is not None else {}
+        try:
+            if self.conn is None:
+                self.conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
+            self.conn.request(method, path, body=data, headers=headers)
+            response = self.conn.getresponse()
+            raw = response.read()
+        except (OSError, http.client.HTTPException) as e:
+            self.close()
+            return 0, b"", {}, f"{type(e).__name__}: {e}"
+        answer_headers = {k.lower(): v for k, v in response.getheaders()}
+        if answer_headers.get("connection", "").lower() == "close":
+            self.close()
+        return response.status, raw, answer_headers, ""
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+
+
+def decoded(raw: bytes):
+    """A body as JSON, or as text when it is not JSON; None when empty."""
+    if not raw:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw.decode("utf-8", "replace")
 
 
 def answers(port: int, path: str = "/readyz", host: str = HOST) -> bool:

@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import http.client
 import json
 import math
 import os
@@ -56,7 +55,7 @@ import threading
 import time
 import uuid
 
-from harness import Sheetd
+from harness import KeepAlive, Sheetd, decoded
 from sse_check import ResumePoint, StreamBody, open_stream
 
 P = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -167,37 +166,21 @@ def write_pids():
 
 class Client:
     def __init__(self):
-        self.conn = None
+        self.link = KeepAlive(ARGS.proxy_port)
 
     def call(self, method, path, body=None, kind=None):
-        data = None if body is None else json.dumps(body, separators=(",", ":")).encode()
-        headers = {"Content-Type": "application/json"} if data is not None else {}
         t = time.perf_counter()
-        try:
-            if self.conn is None:
-                self.conn = http.client.HTTPConnection(HOST, ARGS.proxy_port, timeout=15)
-            self.conn.request(method, path, body=data, headers=headers)
-            r = self.conn.getresponse()
-            raw = r.read()
-            status = r.status
-            if r.getheader("Connection", "").lower() == "close":
-                self.conn.close()
-                self.conn = None
-        except (OSError, http.client.HTTPException) as e:
-            if self.conn is not None:
-                self.conn.close()
-            self.conn = None
-            REC.request(kind or method, 0, time.perf_counter() - t)
-            REC.error("transport", f"{method} {path}: {type(e).__name__}: {e}", body=(data or b"").decode()[:400])
-            return 0, None
+        status, raw, _, error = self.link.request(method, path, body)
         seconds = time.perf_counter() - t
         REC.request(kind or method, status, seconds)
-        try:
-            obj = json.loads(raw) if raw else None
-        except ValueError:
-            obj = raw.decode("utf-8", "replace")
+        if error:
+            data = "" if body is None else json.dumps(body, separators=(",", ":"))
+            REC.error("transport", f"{method} {path}: {error}", body=data[:400])
+            return 0, None
+        obj = decoded(raw)
         if status >= 500:
-            REC.error("5xx", f"{method} {path}: {status}", body=(data or b"").decode()[:400], response=str(obj)[:400])
+            data = "" if body is None else json.dumps(body, separators=(",", ":"))
+            REC.error("5xx", f"{method} {path}: {status}", body=data[:400], response=str(obj)[:400])
         return status, obj
 
 

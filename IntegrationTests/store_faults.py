@@ -46,7 +46,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "Benchmarks"))
 
 import delay_proxy  # noqa: E402
-from harness import HOST, RedisServer, Sheetd, free_port, free_ports, wait_until  # noqa: E402
+from harness import HOST, KeepAlive, RedisServer, Sheetd, decoded, free_port, free_ports, wait_until  # noqa: E402
 from sse_check import ResumePoint, StreamBody, open_stream  # noqa: E402
 
 FAULTS = ["restart-empty", "restart-persistent", "killed", "stopped", "backlog", "slow", "promoted"]
@@ -246,38 +246,23 @@ class Client:
 
     def __init__(self, run: Run):
         self.run = run
-        self.conns: dict[int, http.client.HTTPConnection] = {}
+        self.links: dict[int, KeepAlive] = {}
 
     def call(self, inst: Instance, method: str, path: str, body=None, kind: str = ""):
         """(status, decoded body, headers); status 0 for a transport error."""
         run = self.run
-        data = None if body is None else json.dumps(body, separators=(",", ":")).encode()
-        headers = {"Content-Type": "application/json"} if data is not None else {}
         t0 = now()
-        try:
-            conn = self.conns.get(inst.n)
-            if conn is None:
-                conn = self.conns[inst.n] = http.client.HTTPConnection(HOST, inst.port, timeout=20)
-            conn.request(method, path, body=data, headers=headers)
-            r = conn.getresponse()
-            raw = r.read()
-            status, hdrs = r.status, {k.lower(): v for k, v in r.getheaders()}
-            if hdrs.get("connection", "").lower() == "close":
-                conn.close()
-                self.conns.pop(inst.n, None)
-        except (OSError, http.client.HTTPException) as e:
-            c = self.conns.pop(inst.n, None)
-            if c is not None:
-                c.close()
+        link = self.links.get(inst.n)
+        if link is None:
+            link = self.links[inst.n] = KeepAlive(inst.port, timeout=20)
+        status, raw, hdrs, error = link.request(method, path, body)
+        if error:
             with run.lock:
                 run.requests.append((t0, now(), kind, 0, inst.n, "", False))
             run.counts["transport errors"] += 1
-            return 0, f"{type(e).__name__}: {e}", {}
+            return 0, error, {}
         t1 = now()
-        try:
-            obj = json.loads(raw) if raw else None
-        except ValueError:
-            obj = raw.decode("utf-8", "replace")
+        obj = decoded(raw)
         code = obj.get("code", "") if isinstance(obj, dict) and status >= 400 else ""
         retry_after = "retry-after" in hdrs
         with run.lock:
