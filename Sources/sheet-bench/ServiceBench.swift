@@ -14,7 +14,7 @@ func runServiceBench(rounds: Int, iterations: Int) throws -> [BenchFigure] {
     // SHEET_BENCH_STORE=redis://127.0.0.1:6379: the same requests with the session store on (every
     // accepted event encoded and queued for the write-behind thread).
     config.store = ProcessInfo.processInfo.environment["SHEET_BENCH_STORE"]
-    let responder = try SheetResponder(configuration: config, logger: Logger(label: "bench"), clock: ServerClock())
+    let responder = try SheetResponder(configuration: config, logger: Logger(label: "bench"), clock: Stopwatch())
     func request(_ method: String, _ target: String, _ body: String) -> HTTPRequest {
         var headers = HTTPHeaders()
         headers.append(name: "Host", value: "127.0.0.1:8080")

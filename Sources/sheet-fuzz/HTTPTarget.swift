@@ -37,7 +37,7 @@ enum HTTPTarget {
         // libFuzzer's own output must stay readable.
         let logger = Logger(label: "sheet-fuzz") { _ in SwiftLogNoOpLogHandler() }
         do {
-            return try SheetResponder(configuration: configuration, logger: logger, clock: ServerClock(origin: origin))
+            return try SheetResponder(configuration: configuration, logger: logger, clock: Stopwatch(origin: origin))
         } catch {
             fatalError("sheet-fuzz: cannot create the responder: \(error)")
         }

@@ -143,19 +143,19 @@ struct ClientLaw {
 
 func rendered(_ law: DragLaw) throws -> JSONValue {
     var w = JSONWriter()
-    Wire.dragLaw(law, into: &w)
+    ReplyJSON.dragLaw(law, into: &w)
     return try JSONReader.parse(w.takeBytes())
 }
 
 func rendered(_ law: ReleaseLaw) throws -> JSONValue {
     var w = JSONWriter()
-    Wire.releaseLaw(law, into: &w)
+    ReplyJSON.releaseLaw(law, into: &w)
     return try JSONReader.parse(w.takeBytes())
 }
 
 func rendered(_ segment: DragSegment) throws -> JSONValue {
     var w = JSONWriter()
-    Wire.dragSegment(segment, into: &w)
+    ReplyJSON.dragSegment(segment, into: &w)
     return try JSONReader.parse(w.takeBytes())
 }
 

@@ -448,7 +448,7 @@ extension ServiceIntegration.FrameStreamTests {
         // A reader that keeps up, on the same session.
         let good = try openStream(port, "/sessions/s/frames?fps=60")
         // The stalled streams are registered once the session counts them.
-        #expect(eventually { (server.responder.store.get("s")?.openStreams.load(ordering: .relaxed) ?? 0) >= 3 })
+        #expect(eventually { (server.responder.table.get("s")?.openStreams.load(ordering: .relaxed) ?? 0) >= 3 })
 
         for round in 0..<8 {
             let sent = Monotonic.now()
@@ -501,7 +501,7 @@ extension ServiceIntegration.FrameStreamTests {
         let json = expectProblem(response, status: 400, code: nil)
         #expect(json["field"] as? String == field, "\(response.text)")
         // The session has no stream attached.
-        #expect(server.responder.store.get("s")?.openStreams.load(ordering: .relaxed) == 0)
+        #expect(server.responder.table.get("s")?.openStreams.load(ordering: .relaxed) == 0)
     }
 
     @Test func framesOfAMissingSessionAre404() throws {

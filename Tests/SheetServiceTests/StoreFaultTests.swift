@@ -17,7 +17,7 @@ extension ServiceIntegration {
 }
 
 extension ServiceIntegration.StoreFaultTests {
-    private static let key = RedisSessionArchive.keyPrefix
+    private static let key = RedisSessionStore.keyPrefix
 
     /// A server on `redis`'s store, with a short deadline so refusals come quickly.
     private func startServer(on redis: RedisServer, deadline: Double = 1) throws -> SheetServer {
@@ -137,9 +137,9 @@ extension ServiceIntegration.StoreFaultTests {
     /// session while this one held an older copy.
     @Test func writingBackKeepsNewerVersions() throws {
         let redis = try RedisServer()
-        let archive = try RedisSessionArchive(
+        let store = try RedisSessionStore(
             url: redis.url(), ttlSeconds: 60, deadline: 1, backlogBytes: 1 << 20, logger: .init(label: "test"))
-        defer { archive.stopListening() }
+        defer { store.stopListening() }
         let connection = try RedisConnection(endpoint: try RedisEndpoint(url: redis.url()))
         try connection.set(Self.key + "s", Array(#"{"v":1,"version":100,"mark":"stored"}"#.utf8), ttlSeconds: nil)
         let cases: [(version: Int, written: Int, mark: String)] = [
@@ -152,11 +152,11 @@ extension ServiceIntegration.StoreFaultTests {
         ]
         for row in cases {
             let bytes = Array(#"{"v":1,"version":\#(row.version),"mark":"v\#(row.version)"}"#.utf8)
-            #expect(try archive.rewrite([(id: "s", bytes: bytes, version: row.version)]) == row.written)
+            #expect(try store.rewrite([(id: "s", bytes: bytes, version: row.version)]) == row.written)
             #expect(try stored("s", in: redis)?["mark"] as? String == row.mark, "\(row.version)")
         }
         // A key the store lost is written, with the idle TTL.
-        #expect(try archive.rewrite([(id: "lost", bytes: Array(#"{"v":1,"version":5}"#.utf8), version: 5)]) == 1)
+        #expect(try store.rewrite([(id: "lost", bytes: Array(#"{"v":1,"version":5}"#.utf8), version: 5)]) == 1)
         #expect(try stored("lost", in: redis)?["version"] as? Int == 5)
     }
 

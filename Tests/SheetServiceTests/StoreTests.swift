@@ -54,7 +54,7 @@ extension ServiceIntegration.StoreTests {
                 // could load an earlier version, and A, dropping its copy on B's notice, reload that
                 // one too: what each then answers would depend on how soon the write left). B, which
                 // never saw the session, loads it.
-                #expect(a.responder.archive?.flush(timeout: 30) == true)
+                #expect(a.responder.store?.flush(timeout: 30) == true)
                 #expect(try eventually(within: 30) { try cb.get("/sessions/moving").status == 200 })
                 #expect(
                     try eventually(within: 30) {
@@ -122,8 +122,8 @@ extension ServiceIntegration.StoreTests {
                 // B announced that it took k over: A dropped its copy (a stream A had of it would have
                 // got `closed` "moved"). B's show is written behind: B's writer is flushed, so the
                 // store has it; and its 0.25 s animation is over (a busy machine only waits longer).
-                #expect(eventually(within: 30) { a.responder.store.get("k") == nil })
-                #expect(b.responder.archive?.flush(timeout: 30) == true)
+                #expect(eventually(within: 30) { a.responder.table.get("k") == nil })
+                #expect(b.responder.store?.flush(timeout: 30) == true)
                 Thread.sleep(forTimeInterval: 0.4)
                 #expect(try ca.get("/sessions/k").json?["detent"] as? String == "expanded")
                 // A's next gesture starts from there: the card at expanded (30 pt).
@@ -148,7 +148,7 @@ extension ServiceIntegration.StoreTests {
             #expect(try eventually(within: 30) { try cb.get("/sessions/gone").status == 200 })  // B holds a copy
             #expect(try ca.request("DELETE", "/sessions/gone").status == 204)
             // A's notice reaches B, which drops its copy.
-            #expect(eventually(within: 30) { b.responder.store.get("gone") == nil })
+            #expect(eventually(within: 30) { b.responder.table.get("gone") == nil })
             #expect(try cb.get("/sessions/gone").status == 404)
             #expect(try cb.pan("gone", #"{"phase": "began"}"#).status == 404)
             a.drain()
@@ -190,7 +190,7 @@ extension ServiceIntegration.StoreTests {
                 #expect(try ca.put("watched", #"{"initialDetent": "normal"}"#).status == 201)
                 let stream = try SSEClient(port: a.port, path: "/sessions/watched/frames")
                 #expect(stream.status == 200)
-                #expect(a.responder.archive?.flush(timeout: 30) == true)  // the creation is in the store
+                #expect(a.responder.store?.flush(timeout: 30) == true)  // the creation is in the store
                 #expect(try HTTPConnection(port: b.port).show("watched", #"{"detent": "expanded"}"#).status == 200)
                 let events = try stream.collect(timeout: 30) { $0.type == "closed" }
                 let closed = try #require(events.last)

@@ -27,12 +27,12 @@ final class ServiceMetrics: Sendable {
     let rejectedFraming: CoreMetrics.Counter
     /// Requests whose body was still arriving at the request deadline (connection closed).
     let cutOff: CoreMetrics.Counter
-    /// Sessions this process loaded from the archive (a request for a session it did not hold).
+    /// Sessions this process loaded from the store (a request for a session it did not hold).
     let sessionsRestored: CoreMetrics.Counter
     /// Requests answered 503 for the store: a load that failed, or a write a creation,
     /// replacement or deletion waited for that the store did not confirm by the deadline.
     let storeErrors: CoreMetrics.Counter
-    /// The archive's writes still waiting, and their bytes (sampled when /metrics is read); the
+    /// The store's writes still waiting, and their bytes (sampled when /metrics is read); the
     /// writer's own counters (written, refused, dropped) are sampled into the exposition text.
     let storePending: CoreMetrics.Gauge
     let storePendingBytes: CoreMetrics.Gauge

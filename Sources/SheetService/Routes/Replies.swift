@@ -25,7 +25,7 @@ extension SheetResponder {
     }
 
     func problemResponse(_ p: Problem, origin: String?) -> HTTPResponse {
-        var r = Self.bytes(p.status, "application/problem+json", Wire.problem(p))
+        var r = Self.bytes(p.status, "application/problem+json", ReplyJSON.problem(p))
         for (name, value) in p.headers { r.headers.append(name: name, value: value) }
         if let origin { addCORS(&r.headers, origin: origin) }
         return r

@@ -77,22 +77,22 @@ enum Simulation {
             case let .settle(a, _): last = a
             case .dragged, .unchanged: break
             }
-            Wire.result(outcome, phase: phase, profile: profile, into: &w)
+            ReplyJSON.result(outcome, phase: phase, profile: profile, into: &w)
         }
         w.endArray()
         w.member("animation")
-        if let last { Wire.animation(last, into: &w) } else { w.null() }
+        if let last { ReplyJSON.animation(last, into: &w) } else { w.null() }
         w.member("frames")
         w.beginArray()
         if let last {
             for k in 0..<last.frameCount(fps: fps) {
-                Wire.frame(animation: last.id, index: k, last.frame(k, fps: fps), into: &w)
+                ReplyJSON.frame(animation: last.id, index: k, last.frame(k, fps: fps), into: &w)
             }
         }
         w.endArray()
         w.member("final")
         let end = max(time, session.animation(at: time)?.endTime ?? time)
-        Wire.snapshot(id: nil, profile: profile, session.snapshot(at: end), into: &w)
+        ReplyJSON.snapshot(id: nil, profile: profile, session.snapshot(at: end), into: &w)
         w.endObject()
         return SheetResponder.json(200, w.takeBuffer())
     }

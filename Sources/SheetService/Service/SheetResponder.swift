@@ -5,7 +5,7 @@ import SheetPhysics
 import Synchronization
 
 /// The HTTP face of the service, called synchronously on libmicrohttpd's threads: what it holds
-/// (configuration, sessions, metrics, the archive), the way in (`respond(to:)`), the dispatch of a
+/// (configuration, sessions, metrics, the store), the way in (`respond(to:)`), the dispatch of a
 /// route to its handler, and what every answer gets on its way out.
 ///
 /// Each concern is an extension in a file of its name: `Refusals` (before the body), `Routing`,
@@ -13,9 +13,9 @@ import Synchronization
 /// `/simulate` is `Simulation`.
 package final class SheetResponder: HTTPResponder {
     let configuration: ServiceConfiguration
-    let store: SessionStore
+    let table: SessionTable
     let metrics: ServiceMetrics
-    let clock: ServerClock
+    let clock: Stopwatch
     let logger: Logger
 
     /// Whether every answer is logged (read once: `logger.logLevel` copies the log handler, an
@@ -38,25 +38,25 @@ package final class SheetResponder: HTTPResponder {
     let apiKey: [UInt8]?
 
     /// Where sessions are kept beyond this process (nil: memory only).
-    let archive: (any SessionArchive)?
+    let store: (any SessionStore)?
 
-    package init(configuration: ServiceConfiguration, logger: Logger, clock: ServerClock) throws {
+    package init(configuration: ServiceConfiguration, logger: Logger, clock: Stopwatch) throws {
         self.configuration = configuration
-        self.store = SessionStore(capacity: configuration.maxSessions)
+        self.table = SessionTable(capacity: configuration.maxSessions)
         self.metrics = ServiceMetrics()
         metrics.maxSessions.record(configuration.maxSessions)
         self.clock = clock
         self.logger = logger
         self.logsEveryAnswer = logger.logLevel <= .debug
         self.accessLog = AccessLog(on: configuration.accessLog, logger: logger)
-        self.presetsJSON = Wire.presets()
+        self.presetsJSON = ReplyJSON.presets()
         self.openAPIYAML = try Self.resource("openapi", "yaml")
         self.indexHTML = try Self.resource("index", "html")
         self.clientModule = try Self.resource("sheet-client", "js")
         self.allowAnyOrigin = configuration.corsOrigins.contains("*")
         self.apiKey = configuration.apiKey.map { Array($0.utf8) }
-        self.archive = try configuration.store.map { url in
-            try RedisSessionArchive(
+        self.store = try configuration.store.map { url in
+            try RedisSessionStore(
                 url: url, ttlSeconds: Int(configuration.sessionTTL.rounded(.up)),
                 deadline: configuration.storeDeadline, backlogBytes: configuration.storeBacklogBytes, logger: logger)
         }
@@ -158,8 +158,8 @@ package final class SheetResponder: HTTPResponder {
             }
             return Self.json(200, #"{"status":"ok"}"#)
         case .metrics:
-            metrics.liveSessions.record(store.count)
-            let statistics = archive?.statistics
+            metrics.liveSessions.record(table.count)
+            let statistics = store?.statistics
             if let s = statistics {
                 metrics.storePending.record(s.pending)
                 metrics.storePendingBytes.record(s.pendingBytes)

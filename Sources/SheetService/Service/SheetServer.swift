@@ -14,7 +14,7 @@ public final class SheetServer: Sendable {
     /// A server for `configuration`; nothing listens until `start()`.
     public init(configuration: ServiceConfiguration, logger: Logger = Logger(label: "sheetd")) throws {
         self.configuration = configuration
-        let responder = try SheetResponder(configuration: configuration, logger: logger, clock: ServerClock())
+        let responder = try SheetResponder(configuration: configuration, logger: logger, clock: Stopwatch())
         self.responder = responder
         var http = HTTPServer.Configuration()
         http.host = configuration.host
@@ -32,8 +32,8 @@ public final class SheetServer: Sendable {
     /// Binds and starts serving; starts the sweeper that evicts idle sessions.
     public func start() throws {
         let responder = self.responder
-        responder.archive?.listen { notice in responder.heard(notice) }
-        responder.archive?.watch { change in responder.storeChanged(change) }
+        responder.store?.listen { notice in responder.heard(notice) }
+        responder.store?.watch { change in responder.storeChanged(change) }
         try http.start()
         // Sweep at a quarter of the TTL (at most every 5 s), so a session lives at most 1.25 TTL.
         let interval = min(max(configuration.sessionTTL / 4, 0.05), 5)
@@ -41,7 +41,7 @@ public final class SheetServer: Sendable {
         let task = Task.detached(priority: .utility) {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(Int(interval * 1000)))
-                let evicted = responder.store.evict(idleBefore: responder.clock.now - ttl)
+                let evicted = responder.table.evict(idleBefore: responder.clock.now - ttl)
                 if !evicted.isEmpty {
                     responder.metrics.evictions.increment(by: evicted.count)
                     responder.logger.debug("evicted \(evicted.count) idle sessions")
@@ -72,7 +72,7 @@ public final class SheetServer: Sendable {
     public var isDraining: Bool { responder.draining.load(ordering: .relaxed) }
 
     /// Live sessions now.
-    public var sessionCount: Int { responder.store.count }
+    public var sessionCount: Int { responder.table.count }
 
     /// Graceful shutdown: readiness false and new sessions refused at once; after the grace
     /// period the listener closes, in-flight requests finish, then the daemon stops.
@@ -89,7 +89,7 @@ public final class SheetServer: Sendable {
         http.quiesce()
         // Every open stream gets `closed`; give the connections a moment to take the bytes.
         let now = responder.clock.now
-        let boxes = responder.store.all()
+        let boxes = responder.table.all()
         // With a store the session lives on in another instance, or in this one restarted: the
         // streams are asked to come back after 2 s, by when a restarted instance is usually
         // serving again, so a rolling restart moves each stream once (to where its session is).
@@ -112,7 +112,7 @@ public final class SheetServer: Sendable {
         }
         responder.pacer.stop()
         http.stop()
-        responder.archive?.stopListening()
+        responder.store?.stopListening()
     }
 
     deinit { stop() }

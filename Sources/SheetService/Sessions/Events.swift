@@ -27,7 +27,7 @@ extension SheetResponder {
         }
         // Draining: the answer waits until the store has the state, so a client's next request,
         // which may reach another instance, finds it there.
-        if archive != nil, draining.load(ordering: .relaxed) { _ = archive?.flush(timeout: 1) }
+        if store != nil, draining.load(ordering: .relaxed) { _ = store?.flush(timeout: 1) }
         box.touch(now)
         switch outcome.action {
         case let .conflict(c): throw Problem(c)
@@ -87,14 +87,14 @@ extension SheetResponder {
             save(box, &r)
             return .success(outcomes)
         }
-        if archive != nil, draining.load(ordering: .relaxed) { _ = archive?.flush(timeout: 1) }
+        if store != nil, draining.load(ordering: .relaxed) { _ = store?.flush(timeout: 1) }
         box.touch(now)
         let outcomes = try result.get()
         for outcome in outcomes where outcome.animation != nil { metrics.animationsStarted.increment() }
         return outcomes
     }
 
-    /// `apply`, and with an archive, once more on the stored version when the copy here refuses
+    /// `apply`, and with a store, once more on the stored version when the copy here refuses
     /// the event as a conflict (a drag that went on in another instance: a `changed` that finds
     /// no drag here may find it in the store).
     func applyCurrent(
@@ -105,7 +105,7 @@ extension SheetResponder {
         }.result
     }
 
-    /// Runs `body` on `box`, and with an archive, once more on the stored version when the copy
+    /// Runs `body` on `box`, and with a store, once more on the stored version when the copy
     /// here refuses with a conflict. Returns the box it ran on last and what it returned.
     @inline(__always)
     func onCurrentVersion<T>(
@@ -114,7 +114,7 @@ extension SheetResponder {
         do {
             return (box, try body(box))
         } catch {
-            guard error.status == 409, archive != nil else { throw error }
+            guard error.status == 409, store != nil else { throw error }
             let newer = try current(box)
             guard newer !== box else { throw error }
             return (newer, try body(newer))
@@ -123,7 +123,7 @@ extension SheetResponder {
 
     func resultResponse(
         _ outcome: SheetOutcome, phase: PanPhase?, profile: SessionProfile, batch: BatchSummary? = nil,
-        frames: FrameSampling? = nil
+        frames: InlineFrames? = nil
     ) -> HTTPResponse {
         // An `ended` reply is ≈ 490 bytes, and a string reserves room for escaping every byte
         // (6 per byte) before it is written: with 512, a quarter of the `ended` replies grew the
@@ -131,12 +131,12 @@ extension SheetResponder {
         // within glibc's per-thread cache (up to 1,032 bytes); 1,024 missed it (≈ 360 more
         // instructions per allocation).
         var w = JSONWriter(capacity: frames == nil ? 960 : 4096)
-        Wire.result(outcome, phase: phase, profile: profile, batch: batch, frames: frames, into: &w)
+        ReplyJSON.result(outcome, phase: phase, profile: profile, batch: batch, frames: frames, into: &w)
         return Self.json(200, w.takeBuffer())
     }
 
     func pan(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
-        let held = store.get(id)
+        let held = table.get(id)
         var box: SessionBox
         let decoded: (PanEvent, Double?)
         let fps: Int?
@@ -164,7 +164,7 @@ extension SheetResponder {
         let outcome = try applyCurrent(box, .pan(event), clientTime: time, receivedAt: request.receivedAt)
         return resultResponse(
             outcome, phase: event.phase, profile: box.profile,
-            frames: fps.map { FrameSampling(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) })
+            frames: fps.map { InlineFrames(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) })
     }
 
     /// A batch of pan events: applied all or nothing, answered with the last event's result and
@@ -193,7 +193,7 @@ extension SheetResponder {
         if last.snapshot.state != .dragging { summary.drag = nil }
         return resultResponse(
             last, phase: events[events.count - 1].0.phase, profile: box.profile, batch: summary,
-            frames: fps.map { FrameSampling(fps: $0, animation: last.animation ?? last.snapshot.animation) })
+            frames: fps.map { InlineFrames(fps: $0, animation: last.animation ?? last.snapshot.animation) })
     }
 
     /// `?frames=FPS` on pan, show and dismiss: the answer carries the frames of the animation
@@ -226,7 +226,7 @@ extension SheetResponder {
         let outcome = try applyCurrent(box, .show(detent: detent), clientTime: time, receivedAt: request.receivedAt)
         return resultResponse(
             outcome, phase: nil, profile: box.profile,
-            frames: fps.map { FrameSampling(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) })
+            frames: fps.map { InlineFrames(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) })
     }
 
     func dismiss(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
@@ -237,7 +237,7 @@ extension SheetResponder {
         let outcome = try applyCurrent(box, .dismiss, clientTime: time, receivedAt: request.receivedAt)
         return resultResponse(
             outcome, phase: nil, profile: box.profile,
-            frames: fps.map { FrameSampling(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) })
+            frames: fps.map { InlineFrames(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) })
     }
 
     /// "Now" on a session's clock: the server's now, never before its last event; on the client

@@ -16,7 +16,7 @@ final class ProfileCache: Sendable {
         var (profile, session) = try Decode.configuration(json)
         var members = JSONWriter(capacity: body.count + 16)
         if let json { members.value(json) }
-        // "{…}" → "…": the members, so the archive can write them inside its own braces.
+        // "{…}" → "…": the members, so the store can write them inside its own braces.
         let rendered = members.takeBytes()
         profile = SessionProfile(
             model: profile.model, clock: profile.clock,

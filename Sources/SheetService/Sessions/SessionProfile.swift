@@ -18,9 +18,9 @@ final class SessionProfile: Sendable {
     init(model: SheetModel, clock: SessionClock, configurationMembers: [UInt8] = []) {
         self.model = model
         self.clock = clock
-        let laws = Wire.lawMembers(model)
+        let laws = ReplyJSON.lawMembers(model)
         self.lawMembers = laws
-        self.staticMembers = Wire.staticMembers(model: model, clock: clock, laws: laws)
+        self.staticMembers = ReplyJSON.staticMembers(model: model, clock: clock, laws: laws)
         self.configurationMembers = configurationMembers
     }
 }

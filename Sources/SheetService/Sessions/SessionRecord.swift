@@ -12,7 +12,7 @@ struct SessionRecord: Sendable {
     /// Server seconds at which the newest animation's t = 0 fell (its start time on the server
     /// clock; the receive time of its event on the client clock).
     var origin = 0.0
-    /// The version of the session's last write to the archive (0: never): microseconds of wall
+    /// The version of the session's last write to the store (0: never): microseconds of wall
     /// time, so another process that wrote a higher version holds a newer state.
     var version = 0
     /// Enough for a stream away for a drain's 2 s retry while its session goes on elsewhere at a

@@ -26,7 +26,7 @@ extension SheetResponder {
             let id = Self.generateID()
             let token = configuration.sessionTokens ? Self.generateID() : nil
             let box = SessionBox(id: id, profile: profile, session: session, now: now, token: token)
-            switch store.insertNew(box) {
+            switch table.insertNew(box) {
             case true?:
                 let ticket = box.record.withLock { saveTracked(box, &$0) }
                 do {
@@ -34,8 +34,8 @@ extension SheetResponder {
                 } catch {
                     // Nobody knows the id yet: the session goes, and so does its write if it is
                     // still queued (a delete behind it, should it have reached the store).
-                    _ = store.remove(box)
-                    archive?.remove(id)
+                    _ = table.remove(box)
+                    store?.remove(id)
                     throw error
                 }
                 metrics.sessionsCreated.increment()
@@ -74,12 +74,12 @@ extension SheetResponder {
 
     func putSession(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
         let (profile, session) = try profiles.configuration(request.body)
-        if draining.load(ordering: .relaxed), store.get(id) == nil { throw busy }
+        if draining.load(ordering: .relaxed), table.get(id) == nil { throw busy }
         let now = clock.seconds(at: request.receivedAt)
         // A replaced session keeps its token (its holder authorized the PUT with it).
-        let token = configuration.sessionTokens ? (store.get(id)?.token ?? Self.generateID()) : nil
+        let token = configuration.sessionTokens ? (table.get(id)?.token ?? Self.generateID()) : nil
         let box = SessionBox(id: id, profile: profile, session: session, now: now, token: token)
-        switch store.put(box) {
+        switch table.put(box) {
         case .created:
             metrics.sessionsCreated.increment()
             let ticket = box.record.withLock { saveTracked(box, &$0) }
@@ -104,9 +104,9 @@ extension SheetResponder {
     }
 
     func deleteSession(_ id: String) throws -> HTTPResponse {
-        guard let box = store.remove(id) else {
-            // Held only in the archive (by another instance before): deleted there.
-            guard archive != nil, let stored = try stored(id), stored.box != nil else {
+        guard let box = table.remove(id) else {
+            // Held only in the store (by another instance before): deleted there.
+            guard store != nil, let stored = try stored(id), stored.box != nil else {
                 throw Problem.sessionNotFound(id)
             }
             try confirm(bury(id, after: stored.version), "deleting session \(id)", undone: false)
@@ -121,16 +121,16 @@ extension SheetResponder {
         return HTTPResponse(status: 204)
     }
 
-    /// The session `id`: from memory, or else from the archive (then kept in memory).
+    /// The session `id`: from memory, or else from the store (then kept in memory).
     func session(_ id: String) throws(Problem) -> SessionBox {
-        if let box = store.get(id) { return box }
-        guard archive != nil, let box = try stored(id)?.box else { throw Problem.sessionNotFound(id) }
-        switch store.insertNew(box) {
+        if let box = table.get(id) { return box }
+        guard store != nil, let box = try stored(id)?.box else { throw Problem.sessionNotFound(id) }
+        switch table.insertNew(box) {
         case true?:
             metrics.sessionsRestored.increment()
             // Copies elsewhere are out of date from now on: they drop themselves (and send their
             // streams here, through the load balancer).
-            archive?.announce(ArchiveNotice(kind: .taken, id: id, instance: ""))
+            store?.announce(ArchiveNotice(kind: .taken, id: id, instance: ""))
             return box
         case false?:
             // Another request restored it meanwhile.
@@ -140,10 +140,10 @@ extension SheetResponder {
         }
     }
 
-    /// The session `id` as the archive last had it: a copy held here is checked against the
-    /// archive (`current`), one loaded from it is current already.
+    /// The session `id` as the store last had it: a copy held here is checked against the
+    /// store (`current`), one loaded from it is current already.
     func currentSession(_ id: String) throws(Problem) -> SessionBox {
-        if let box = store.get(id) { return try current(box) }
+        if let box = table.get(id) { return try current(box) }
         return try session(id)
     }
 
@@ -165,7 +165,7 @@ extension SheetResponder {
             (r.sheet.snapshot(at: sessionTime(box, r, now: now)), r.sheet.dragSegment)
         }
         var w = JSONWriter(capacity: 1024)
-        Wire.snapshot(id: box.id, profile: box.profile, snapshot, drag: drag, token: token, into: &w)
+        ReplyJSON.snapshot(id: box.id, profile: box.profile, snapshot, drag: drag, token: token, into: &w)
         return Self.json(status, w.takeBuffer())
     }
 }

@@ -3,7 +3,7 @@ import RedisClient
 import SheetPhysics
 import Synchronization
 
-/// A session in the archive's format: a small JSON document with its configuration (as sent),
+/// A session in the store's format: a small JSON document with its configuration (as sent),
 /// its token, the engine's state (`SheetArchive`), its recent animations and the clocks of the
 /// process that wrote it, so a reader on another clock can re-base it.
 ///
@@ -116,7 +116,7 @@ enum ArchiveCodec {
         let version: Int
     }
 
-    /// What a deleted session leaves in the archive for the idle TTL: a newer version than any
+    /// What a deleted session leaves in the store for the idle TTL: a newer version than any
     /// copy another process still holds, so that copy is dropped instead of written back.
     static func tombstone(version: Int) -> [UInt8] {
         var w = JSONWriter(capacity: 64)

@@ -9,7 +9,7 @@ final class FramePacer: @unchecked Sendable {
     private var heap: [Entry] = []
     private var sequence: UInt64 = 0
     private var stopped = false
-    private let clock: ServerClock
+    private let clock: Stopwatch
     /// Seconds between keep-alive comments on an idle stream.
     let keepAliveInterval: Double
 
@@ -30,7 +30,7 @@ final class FramePacer: @unchecked Sendable {
         }
     }
 
-    init(clock: ServerClock, keepAliveInterval: Double) {
+    init(clock: Stopwatch, keepAliveInterval: Double) {
         self.clock = clock
         self.keepAliveInterval = keepAliveInterval
         // The thread holds the pacer until `stop()` ends its loop.

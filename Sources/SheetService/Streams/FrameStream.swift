@@ -8,7 +8,7 @@ import Synchronization
 final class FrameStream: Sendable {
     let http: HTTPStream
     let fps: Int
-    let pace: FramePace
+    let pace: StreamPace
     let once: Bool
     let profile: SessionProfile
     /// The session's id, named in the snapshots of `settled`, `interrupted` and `snapshot` events.
@@ -35,7 +35,7 @@ final class FrameStream: Sendable {
     }
 
     init(
-        http: HTTPStream, fps: Int, pace: FramePace, once: Bool, profile: SessionProfile, sessionID: String,
+        http: HTTPStream, fps: Int, pace: StreamPace, once: Bool, profile: SessionProfile, sessionID: String,
         metrics: ServiceMetrics
     ) {
         self.http = http
@@ -94,12 +94,12 @@ final class FrameStream: Sendable {
 
     private func frameEvent(_ a: Animation, _ k: Int) -> [UInt8] {
         Self.event("frame", id: "\(a.id):\(k)") { w in
-            Wire.frame(animation: a.id, index: k, a.frame(k, fps: fps), into: &w)
+            ReplyJSON.frame(animation: a.id, index: k, a.frame(k, fps: fps), into: &w)
         }
     }
 
     private func snapshotEvent(_ name: StaticString, _ snapshot: SheetSnapshot, id: String? = nil) -> [UInt8] {
-        Self.event(name, id: id) { w in Wire.snapshot(id: sessionID, profile: profile, snapshot, into: &w) }
+        Self.event(name, id: id) { w in ReplyJSON.snapshot(id: sessionID, profile: profile, snapshot, into: &w) }
     }
 
     /// `settled` for animation `a`, with the id of its last frame: a client that reconnects after

@@ -7,7 +7,7 @@ extension SheetResponder {
     /// GET /sessions/{id}/frames: Server-Sent Events of every animation of the session.
     func frames(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
         var fps = 60
-        var pace = FramePace.realtime
+        var pace = StreamPace.realtime
         var once = false
         for (name, value) in request.queryItems {
             switch name {
@@ -18,7 +18,7 @@ extension SheetResponder {
                 }
                 fps = v
             case "pace":
-                guard let v = FramePace(rawValue: value) else {
+                guard let v = StreamPace(rawValue: value) else {
                     throw Problem.invalid(
                         "invalid-value", "pace must be realtime or instant, got \"\(value)\"", field: "pace")
                 }

@@ -1,6 +1,6 @@
 /// The server's monotonic clock in seconds since the service started: the time of sessions that
 /// use the server clock, and of idle-session expiry.
-public struct ServerClock: Sendable {
+public struct Stopwatch: Sendable {
     private let origin: ContinuousClock.Instant
 
     public init(origin: ContinuousClock.Instant = .now) { self.origin = origin }

@@ -9,10 +9,10 @@ import Synchronization
 /// events that follow are written behind, coalesced per session, and never make a request wait.
 /// A request for a session this process does not hold waits for a read.
 ///
-/// Class-bound: the responder holds one as `(any SessionArchive)?` and looks at it on every event
+/// Class-bound: the responder holds one as `(any SessionStore)?` and looks at it on every event
 /// (whether there is one, and to save), and a class existential is one reference, where a general
 /// one is copied as a box each time (≈ 150 instructions a look).
-package protocol SessionArchive: AnyObject, Sendable {
+package protocol SessionStore: AnyObject, Sendable {
     /// Queues the session's latest encoding; returns at once (later saves of one id replace
     /// earlier ones that have not been written yet).
     func save(_ id: String, _ bytes: [UInt8])
@@ -36,14 +36,14 @@ package protocol SessionArchive: AnyObject, Sendable {
     /// Waits until everything queued before the call is written, at most `timeout` seconds;
     /// false if that did not happen (the drain logs it).
     func flush(timeout: Double) -> Bool
-    /// For the log and /metrics: what the archive wrote, refused, dropped and has queued.
+    /// For the log and /metrics: what the store wrote, refused, dropped and has queued.
     var statistics: RedisWriter.Statistics { get }
-    /// Tells the other processes that this one took `notice.id` over from the archive, or deleted
+    /// Tells the other processes that this one took `notice.id` over from the store, or deleted
     /// it, so that they drop their copies (and close their streams of it). Best effort.
     func announce(_ notice: ArchiveNotice)
-    /// Calls `handler` with the other processes' notices, in order, on a thread of the archive's.
+    /// Calls `handler` with the other processes' notices, in order, on a thread of the store's.
     func listen(_ handler: @escaping @Sendable (ArchiveNotice) -> Void)
-    /// Calls `handler`, on a thread of the archive's, each time the store may have lost what this
+    /// Calls `handler`, on a thread of the store's, each time the store may have lost what this
     /// process wrote: it answers again after being unreachable, or another server answers (Redis
     /// restarted, or a replica was promoted). The handler rewrites what the process holds.
     func watch(_ handler: @escaping @Sendable (StoreChange) -> Void)
@@ -55,7 +55,7 @@ package protocol SessionArchive: AnyObject, Sendable {
 /// What one process tells the others about a session.
 package struct ArchiveNotice: Sendable, Equatable {
     package enum Kind: String, Sendable {
-        /// Loaded from the archive here: a copy elsewhere is out of date from now on.
+        /// Loaded from the store here: a copy elsewhere is out of date from now on.
         case taken
         /// Deleted here.
         case deleted
@@ -81,7 +81,7 @@ package struct ArchiveNotice: Sendable, Equatable {
     }
 }
 
-/// Why the store may have lost writes (see `SessionArchive.watch`).
+/// Why the store may have lost writes (see `SessionStore.watch`).
 package enum StoreChange: Sendable, Equatable {
     /// It answers again after `seconds` unreachable (writes over the backlog's bound were dropped).
     case reachableAgain(seconds: Double)

@@ -61,7 +61,7 @@ extension JSONWriter {
 }
 
 /// Renders the service's replies.
-enum Wire {
+enum ReplyJSON {
     /// `"preset":…,"constraint":…,"geometry":{…},"options":{…},"clock":…,"detents":{…}` and then
     /// `laws` (`lawMembers`): the members of a snapshot that never change for a session.
     static func staticMembers(model: SheetModel, clock: SessionClock, laws: [UInt8]) -> [UInt8] {
@@ -332,7 +332,7 @@ enum Wire {
     /// `batch` (what the events before it started) and, when asked for, `frames`.
     static func result(
         _ o: SheetOutcome, phase: PanPhase?, profile: SessionProfile, batch: BatchSummary? = nil,
-        frames: FrameSampling? = nil, into w: inout JSONWriter
+        frames: InlineFrames? = nil, into w: inout JSONWriter
     ) {
         let s = o.snapshot
         w.beginObject()

@@ -12,7 +12,7 @@ private final class Shard: Sendable {
 
 /// Every live session, sharded so that different sessions rarely meet on a lock: a lookup holds
 /// one of 64 shard locks for a dictionary probe, then only the session's own lock.
-final class SessionStore: Sendable {
+final class SessionTable: Sendable {
     private static let shardCount = 64
     private let shards: [Shard]
     private let live = Atomic<Int>(0)

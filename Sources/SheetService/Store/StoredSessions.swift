@@ -7,13 +7,13 @@ import Synchronization
 /// Sessions kept beyond this process (`--store`): loading one another instance wrote, noticing
 /// a newer version, writing each change behind, and forgetting a deleted one everywhere.
 extension SheetResponder {
-    /// The archive's copy of `id`, decoded onto this process's clocks; nil when there is none (or
+    /// The store's copy of `id`, decoded onto this process's clocks; nil when there is none (or
     /// it cannot be read: logged, and the session counts as gone).
     func stored(_ id: String) throws(Problem) -> ArchiveCodec.Restored? {
-        guard let archive else { return nil }
+        guard let store else { return nil }
         let bytes: [UInt8]?
         do {
-            bytes = try archive.load(id)
+            bytes = try store.load(id)
         } catch is StoreRefilling {
             metrics.storeErrors.increment()
             logger.warning("session store: \(id) is not in the store, which is being refilled after it lost its data")
@@ -40,8 +40,8 @@ extension SheetResponder {
         }
     }
 
-    /// With an archive, a session held here may have moved on in another process since (a
-    /// client routed there while this one was away, or a drain handed it over): where the archive
+    /// With a store, a session held here may have moved on in another process since (a
+    /// client routed there while this one was away, or a drain handed it over): where the store
     /// holds a newer version, that one replaces the copy here, keeping its open streams; where it
     /// holds a deletion, the copy goes. Called where a gesture, an animation or a stream starts,
     /// and before refusing an event as a conflict; never on `changed` (which must not wait) nor
@@ -49,7 +49,7 @@ extension SheetResponder {
     func current(_ box: SessionBox) throws(Problem) -> SessionBox {
         // A store that cannot be reached leaves the copy here in charge (it is the freshest this
         // process can know of; loads of sessions it lacks are what fail then).
-        guard archive != nil, let newer = try? stored(box.id) else { return box }
+        guard store != nil, let newer = try? stored(box.id) else { return box }
         let streams: [FrameStream]? = box.record.withLock { r in
             guard newer.version > r.version else { return nil }
             defer { r.streams = [] }
@@ -58,23 +58,23 @@ extension SheetResponder {
         guard let streams else { return box }
         guard let replacement = newer.box else {
             // Deleted elsewhere.
-            if store.get(box.id) === box { _ = store.remove(box.id) }
+            if table.get(box.id) === box { _ = table.remove(box.id) }
             let now = clock.now
             for stream in streams { stream.close(reason: "deleted", now: now) }
             throw Problem.sessionNotFound(box.id)
         }
         replacement.record.withLock { $0.streams = streams }
-        _ = store.put(replacement)
+        _ = table.put(replacement)
         logger.debug("session \(box.id): the store held a newer version; took it over")
         return replacement
     }
 
-    /// Deletes `id` in the archive with a tombstone newer than `version`, and tells the other
+    /// Deletes `id` in the store with a tombstone newer than `version`, and tells the other
     /// processes; the DELETE waits for the tombstone (`confirm`) before it answers.
     func bury(_ id: String, after version: Int) -> RedisWriter.Ticket? {
-        guard let archive else { return nil }
-        let ticket = archive.saveTracked(id, ArchiveCodec.tombstone(version: Self.nextVersion(after: version)))
-        archive.announce(ArchiveNotice(kind: .deleted, id: id, instance: ""))
+        guard let store else { return nil }
+        let ticket = store.saveTracked(id, ArchiveCodec.tombstone(version: Self.nextVersion(after: version)))
+        store.announce(ArchiveNotice(kind: .deleted, id: id, instance: ""))
         return ticket
     }
 
@@ -82,7 +82,7 @@ extension SheetResponder {
     /// streams are closed (`moved`: a client reconnects, through the load balancer, to where the
     /// session is now, and resumes by Last-Event-ID; `deleted`: it stops).
     func heard(_ notice: ArchiveNotice) {
-        guard let box = store.get(notice.id), store.remove(box) else { return }
+        guard let box = table.get(notice.id), table.remove(box) else { return }
         let now = clock.now
         box.record.withLock { r in
             // Moved: reconnect soon (the session is being served elsewhere already).
@@ -98,24 +98,24 @@ extension SheetResponder {
         max(version + 1, Int(Date().timeIntervalSince1970 * 1e6))
     }
 
-    /// Writes the session to the archive behind, if there is one (the caller holds its lock:
+    /// Writes the session to the store behind, if there is one (the caller holds its lock:
     /// `r`). Versions are microseconds of wall time, kept increasing, so that any process's later
     /// write outranks an earlier one.
     func save(_ box: SessionBox, _ r: inout SessionRecord) {
-        guard let archive else { return }
+        guard let store else { return }
         r.version = Self.nextVersion(after: r.version)
-        archive.save(box.id, encoding(box, r))
+        store.save(box.id, encoding(box, r))
     }
 
     /// `save`, for a creation or replacement that waits for the write (`confirm`) before it
     /// answers.
     func saveTracked(_ box: SessionBox, _ r: inout SessionRecord) -> RedisWriter.Ticket? {
-        guard let archive else { return nil }
+        guard let store else { return nil }
         r.version = Self.nextVersion(after: r.version)
-        return archive.saveTracked(box.id, encoding(box, r))
+        return store.saveTracked(box.id, encoding(box, r))
     }
 
-    /// The archive's encoding of the session as it is now, at its current version.
+    /// The store's encoding of the session as it is now, at its current version.
     private func encoding(_ box: SessionBox, _ r: SessionRecord) -> [UInt8] {
         ArchiveCodec.encode(box, r, version: r.version, serverNow: clock.now, wallNow: Date().timeIntervalSince1970)
     }
@@ -125,8 +125,8 @@ extension SheetResponder {
     /// process (a `kill -9` right after the answer included). Throws 503 `store-unavailable` when
     /// the store did not confirm it; `what` and `undone` say what became of the change.
     func confirm(_ ticket: RedisWriter.Ticket?, _ what: String, undone: Bool) throws(Problem) {
-        guard let ticket, let archive else { return }
-        let receipt = archive.confirm(ticket, timeout: configuration.storeDeadline)
+        guard let ticket, let store else { return }
+        let receipt = store.confirm(ticket, timeout: configuration.storeDeadline)
         if receipt == .written { return }
         metrics.storeErrors.increment()
         let why =
@@ -149,18 +149,18 @@ extension SheetResponder {
     /// a newer version of it (another process moved on with it). In slices of 256, each encoded
     /// under its lock and written in one round trip.
     func storeChanged(_ change: StoreChange) {
-        guard let archive else { return }
+        guard let store else { return }
         metrics.storeReturns.increment()
         // The writer may be waiting up to 2 s to retry: creations wait for it, so now.
-        archive.retryNow()
-        let held = store.all()
+        store.retryNow()
+        let held = table.all()
         var written = 0
         do {
             for start in stride(from: 0, to: held.count, by: 256) {
                 let slice = held[start..<min(start + 256, held.count)].map { box in
                     box.record.withLock { r in (id: box.id, bytes: encoding(box, r), version: r.version) }
                 }
-                written += try archive.rewrite(slice)
+                written += try store.rewrite(slice)
             }
             metrics.sessionsRewritten.increment(by: written)
             logger.notice(
@@ -174,12 +174,12 @@ extension SheetResponder {
         }
     }
 
-    /// Waits until the archive has every write queued so far (the drain's last step; every
+    /// Waits until the store has every write queued so far (the drain's last step; every
     /// accepted event was queued as it was answered, so nothing else needs writing).
     func flushArchive(timeout: Double) {
-        guard let archive else { return }
-        let flushed = archive.flush(timeout: timeout)
-        let s = archive.statistics
+        guard let store else { return }
+        let flushed = store.flush(timeout: timeout)
+        let s = store.statistics
         logger.info(
             "session store: \(flushed ? "flushed" : "flush timed out") on drain (written \(s.written), refused \(s.refused), dropped \(s.dropped), pending \(s.pending))"
         )

@@ -4,12 +4,12 @@ import RedisClient
 import SheetPhysics
 import Synchronization
 
-/// The archive in Redis (`--store redis://host:port`): saves and removals go through a
+/// The session store in Redis (`--store redis://host:port`): saves and removals go through a
 /// write-behind writer on a connection of its own (a creation, replacement or deletion waits for
 /// its own write, nothing else waits); loads use another connection, so they never queue behind a
 /// batch of writes; a third one watches the store's identity (`StoreWatch`). Keys are
 /// `sheetd:session:<id>` and expire after the idle TTL, as sessions do in memory.
-final class RedisSessionArchive: SessionArchive {
+final class RedisSessionStore: SessionStore {
     private let endpoint: RedisEndpoint
     private let reader: RedisConnection
     private let writer: RedisWriter

@@ -1,5 +1,5 @@
 /// How a frame stream sends an animation's frames.
-enum FramePace: String, Sendable {
+enum StreamPace: String, Sendable {
     /// Frame k leaves when its time comes on the server clock.
     case realtime
     /// All frames at once.
