@@ -1,0 +1,123 @@
+import MicroHTTP
+import SheetPhysics
+import Synchronization
+
+/// The events that move a card: pan gestures (one or a batch), show and dismiss, applied to the
+/// session under its lock, with each animation they start announced to the session's streams.
+extension SheetResponder {
+    /// Applies one event to a session under its lock, at the event's time on the session's clock.
+    func apply(
+        _ box: SessionBox, _ event: SheetEvent, clientTime: Double?, receivedAt: ContinuousClock.Instant
+    ) throws(Problem) -> SheetOutcome {
+        let now = clock.seconds(at: receivedAt)
+        let outcome = box.record.withLock { r in
+            // Server clock: the receive time, never before the session's last event (two
+            // requests may take the lock in the other order than they were received).
+            let time = box.profile.clock == .client ? clientTime! : max(now, r.sheet.lastTime)
+            let outcome = r.sheet.handle(event, at: time)
+            announce(outcome, box.profile.clock, &r, now: now)
+            // Every accepted event is written behind (coalesced per session, never waited for):
+            // a load balancer may send the next event to another instance at any time (a drain,
+            // a failure, an instance coming back), and that one must find this state.
+            switch outcome.action {
+            case .settle, .dragged, .unchanged: save(box, &r)
+            case .conflict, .invalid: break
+            }
+            return outcome
+        }
+        // Draining: the answer waits until the store has the state, so a client's next request,
+        // which may reach another instance, finds it there.
+        if store != nil, draining.load(ordering: .relaxed) { _ = store?.flush(timeout: 1) }
+        box.touch(now)
+        switch outcome.action {
+        case let .conflict(c): throw Problem(c)
+        case let .invalid(e): throw Problem(e)
+        case .settle: metrics.animationsStarted.increment()
+        case .dragged, .unchanged: break
+        }
+        return outcome
+    }
+
+    /// Frame streams hear of an outcome under the session's lock, so they see events in order.
+    @inline(__always)
+    func announce(_ outcome: SheetOutcome, _ clock: SessionClock, _ r: inout SessionRecord, now: Double) {
+        if let a = outcome.animation {
+            let origin = clock == .server ? a.startTime : now
+            r.remember(a, origin: origin)
+            if !r.streams.isEmpty {
+                r.streams.removeAll { $0.isDone }
+                let grabbed = outcome.interrupted != nil ? outcome.snapshot : nil
+                for stream in r.streams {
+                    stream.begin(a, origin: origin, interrupted: grabbed, now: now, pacer: pacer)
+                }
+            }
+        } else if outcome.interrupted != nil {
+            for stream in r.streams { stream.interrupt(outcome.snapshot, now: now) }
+        }
+    }
+
+    /// Applies a batch of pan events (client clock) all or nothing: on a copy of the state
+    /// machine, committed only when every event is accepted. A refusal names the event's index
+    /// and leaves the session as it was. Returns every outcome, in order.
+    func applyBatch(
+        _ box: SessionBox, _ events: [(PanEvent, Double?)], receivedAt: ContinuousClock.Instant
+    ) throws(Problem) -> [SheetOutcome] {
+        let now = clock.seconds(at: receivedAt)
+        let result: Result<[SheetOutcome], Problem> = box.record.withLock { r in
+            var sheet = r.sheet
+            var outcomes: [SheetOutcome] = []
+            outcomes.reserveCapacity(events.count)
+            for (i, (event, time)) in events.enumerated() {
+                let outcome = sheet.handle(.pan(event), at: time!)
+                switch outcome.action {
+                case let .conflict(c):
+                    var p = Problem(c)
+                    p.detail = "events[\(i)] (\(event.phase.rawValue)): \(p.detail); no event of the batch was applied"
+                    p.field = "events[\(i)]"
+                    return .failure(p)
+                case let .invalid(e):
+                    var p = Problem(e)
+                    p.field = "events[\(i)].\(e.field)"
+                    return .failure(p)
+                case .settle, .dragged, .unchanged: outcomes.append(outcome)
+                }
+            }
+            r.sheet = sheet
+            for outcome in outcomes { announce(outcome, box.profile.clock, &r, now: now) }
+            save(box, &r)
+            return .success(outcomes)
+        }
+        if store != nil, draining.load(ordering: .relaxed) { _ = store?.flush(timeout: 1) }
+        box.touch(now)
+        let outcomes = try result.get()
+        for outcome in outcomes where outcome.animation != nil { metrics.animationsStarted.increment() }
+        return outcomes
+    }
+
+    /// `apply`, and with a store, once more on the stored version when the copy here refuses
+    /// the event as a conflict (a drag that went on in another instance: a `changed` that finds
+    /// no drag here may find it in the store).
+    func applyCurrent(
+        _ box: SessionBox, _ event: SheetEvent, clientTime: Double?, receivedAt: ContinuousClock.Instant
+    ) throws(Problem) -> SheetOutcome {
+        try onCurrentVersion(box) { b throws(Problem) in
+            try apply(b, event, clientTime: clientTime, receivedAt: receivedAt)
+        }.result
+    }
+
+    /// Runs `body` on `box`, and with a store, once more on the stored version when the copy
+    /// here refuses with a conflict. Returns the box it ran on last and what it returned.
+    @inline(__always)
+    func onCurrentVersion<T>(
+        _ box: SessionBox, _ body: (SessionBox) throws(Problem) -> T
+    ) throws(Problem) -> (box: SessionBox, result: T) {
+        do {
+            return (box, try body(box))
+        } catch {
+            guard error.status == 409, store != nil else { throw error }
+            let newer = try current(box)
+            guard newer !== box else { throw error }
+            return (newer, try body(newer))
+        }
+    }
+}
