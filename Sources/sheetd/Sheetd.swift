@@ -22,10 +22,10 @@ struct Serve: ParsableCommand {
         discussion: "Every option can also be set through the environment variable named in its help.")
 
     @Option(help: "Address to listen on; 0.0.0.0 for every interface (SHEETD_HOST).")
-    var host = env("SHEETD_HOST") ?? "127.0.0.1"
+    var host = env("SHEETD_HOST") ?? defaults.host
 
     @Option(help: "TCP port; 0 picks a free one (SHEETD_PORT).")
-    var port: UInt16 = env("SHEETD_PORT").flatMap(UInt16.init) ?? 8080
+    var port: UInt16 = env("SHEETD_PORT").flatMap(UInt16.init) ?? defaults.port
 
     @Option(
         help:
@@ -34,67 +34,67 @@ struct Serve: ParsableCommand {
     var threads = env("SHEETD_THREADS") ?? "auto"
 
     @Option(help: "Live sessions at most; more answer 503 (SHEETD_MAX_SESSIONS).")
-    var maxSessions: Int = env("SHEETD_MAX_SESSIONS").flatMap(Int.init) ?? 100_000
+    var maxSessions: Int = env("SHEETD_MAX_SESSIONS").flatMap(Int.init) ?? defaults.maxSessions
 
     @Option(help: "Seconds after which an idle session is evicted (SHEETD_SESSION_TTL).")
-    var sessionTtl: Double = env("SHEETD_SESSION_TTL").flatMap(Double.init) ?? 600
+    var sessionTtl: Double = env("SHEETD_SESSION_TTL").flatMap(Double.init) ?? defaults.sessionTTL
 
     @Option(help: "Largest request body in bytes; larger is 413 (SHEETD_MAX_BODY).")
-    var maxBody: Int = env("SHEETD_MAX_BODY").flatMap(Int.init) ?? 16 * 1024
+    var maxBody: Int = env("SHEETD_MAX_BODY").flatMap(Int.init) ?? defaults.maxBodyBytes
 
     @Option(help: "Seconds of inactivity before a connection is closed, 0 = never (SHEETD_CONNECTION_TIMEOUT).")
-    var connectionTimeout: Int = env("SHEETD_CONNECTION_TIMEOUT").flatMap(Int.init) ?? 30
+    var connectionTimeout: Int = env("SHEETD_CONNECTION_TIMEOUT").flatMap(Int.init) ?? defaults.connectionTimeout
 
     @Option(
         help:
             "Seconds from a request's first line to its last body byte; a head or body still arriving then is cut off (slowloris too), 0 = no limit (SHEETD_BODY_DEADLINE)."
     )
-    var bodyDeadline: Double = env("SHEETD_BODY_DEADLINE").flatMap(Double.init) ?? 10
+    var bodyDeadline: Double = env("SHEETD_BODY_DEADLINE").flatMap(Double.init) ?? defaults.requestDeadline
 
     @Option(help: "Connections at most, 0 = libmicrohttpd's default of 1020 (SHEETD_CONNECTION_LIMIT).")
-    var connectionLimit: Int = env("SHEETD_CONNECTION_LIMIT").flatMap(Int.init) ?? 0
+    var connectionLimit: Int = env("SHEETD_CONNECTION_LIMIT").flatMap(Int.init) ?? defaults.connectionLimit ?? 0
 
     @Option(
         help:
             "Connections per client IP at most, 0 = no limit (behind a proxy every client has its IP) (SHEETD_PER_IP_LIMIT)."
     )
-    var perIpLimit: Int = env("SHEETD_PER_IP_LIMIT").flatMap(Int.init) ?? 0
+    var perIpLimit: Int = env("SHEETD_PER_IP_LIMIT").flatMap(Int.init) ?? defaults.perIPConnectionLimit ?? 0
 
     @Option(help: "Allowed CORS origins, comma-separated; * allows any (SHEETD_CORS_ORIGIN).")
-    var corsOrigin = env("SHEETD_CORS_ORIGIN") ?? "*"
+    var corsOrigin = env("SHEETD_CORS_ORIGIN") ?? defaults.corsOrigins.joined(separator: ",")
 
     @Option(
         help:
             "Require Authorization: Bearer <key> on every route but the probes and the demo page's files; off when empty (SHEETD_API_KEY)."
     )
-    var apiKey = env("SHEETD_API_KEY") ?? ""
+    var apiKey = env("SHEETD_API_KEY") ?? defaults.apiKey ?? ""
 
     @Flag(
         help:
             "Return a token when a session is created and require it (Authorization: Bearer, or access_token= on /frames) on that session's routes (SHEETD_SESSION_TOKENS=1)."
     )
-    var sessionTokens = env("SHEETD_SESSION_TOKENS").map { $0 == "1" || $0 == "true" } ?? false
+    var sessionTokens = env("SHEETD_SESSION_TOKENS").map { $0 == "1" || $0 == "true" } ?? defaults.sessionTokens
 
     @Option(
         help:
             "Where sessions are kept: memory (lost with the process), redis://host:port[/db], from where any instance carries on with them (SHEETD_STORE). With replicas, point it at the primary; after a failover, restart the instances with the promoted replica's address (Sentinel is not followed)."
     )
-    var store = env("SHEETD_STORE") ?? "memory"
+    var store = env("SHEETD_STORE") ?? defaults.store ?? "memory"
 
     @Option(
         help:
             "Seconds a request waits for the store at most; creations, replacements and deletions wait for their write, and past this answer 503 (SHEETD_STORE_DEADLINE)."
     )
-    var storeDeadline: Double = env("SHEETD_STORE_DEADLINE").flatMap(Double.init) ?? 1
+    var storeDeadline: Double = env("SHEETD_STORE_DEADLINE").flatMap(Double.init) ?? defaults.storeDeadline
 
     @Option(
         help:
             "MiB of writes kept for the store while it is away; more are dropped, counted and logged (SHEETD_STORE_BACKLOG)."
     )
-    var storeBacklog: Int = env("SHEETD_STORE_BACKLOG").flatMap(Int.init) ?? 64
+    var storeBacklog: Int = env("SHEETD_STORE_BACKLOG").flatMap(Int.init) ?? defaults.storeBacklogBytes >> 20
 
     @Option(help: "Seconds to keep serving with readiness false after SIGTERM (SHEETD_DRAIN_GRACE).")
-    var drainGrace: Double = env("SHEETD_DRAIN_GRACE").flatMap(Double.init) ?? 0
+    var drainGrace: Double = env("SHEETD_DRAIN_GRACE").flatMap(Double.init) ?? defaults.drainGrace
 
     @Option(help: "trace, debug, info, notice, warning, error or critical (SHEETD_LOG_LEVEL).")
     var logLevel = env("SHEETD_LOG_LEVEL") ?? "info"
@@ -109,7 +109,7 @@ struct Serve: ParsableCommand {
         help:
             "Log every answer at info: method, route, status, duration, bytes, client, request and session id (SHEETD_ACCESS_LOG=1)."
     )
-    var accessLog = env("SHEETD_ACCESS_LOG").map { $0 == "1" || $0 == "true" } ?? false
+    var accessLog = env("SHEETD_ACCESS_LOG").map { $0 == "1" || $0 == "true" } ?? defaults.accessLog
 
     /// `--threads` as a number (auto resolved), nil when it is neither.
     var threadCount: Int? { threads == "auto" ? ServiceConfiguration.automaticThreads : Int(threads) }
@@ -201,6 +201,10 @@ struct Serve: ParsableCommand {
         _ = sources
     }
 }
+
+/// The service's defaults, written once in `ServiceConfiguration`: each flag falls back to its
+/// variable, then to these.
+private let defaults = ServiceConfiguration()
 
 /// An environment variable, if set and not empty.
 func env(_ name: String) -> String? {

@@ -36,7 +36,7 @@ struct AccessRecord: CustomStringConvertible, Sendable {
     /// separators (under 80 bytes), four numbers, the method (escaped, at most 6 bytes a byte,
     /// quoted) and the route template.
     var fieldsBound: Int {
-        81 + 4 * LineCursor.decimalBound + 6 * method.utf8.count + 2 + route.path.utf8CodeUnitCount
+        81 + 4 * LineCursor.decimalBound + 6 * method.utf8.count + 2 + route.label.utf8CodeUnitCount
     }
 
     /// The fields up to the client's address: `"method":"POST",…,"client":"` or
@@ -50,7 +50,7 @@ struct AccessRecord: CustomStringConvertible, Sendable {
         name(#""method":"#, "method=")
         if json { cursor.putJSONString(method) } else { cursor.put(method) }
         name(#","route":""#, " route=")
-        cursor.put(route.path)
+        cursor.put(route.label)
         name(#"","status":"#, " status=")
         cursor.putDecimal(status)
         name(#","duration_ms":"#, " duration_ms=")

@@ -98,8 +98,8 @@ final class ServiceMetrics: Sendable {
     @inline(__always)
     func record(route: Route, status: Int, nanoseconds: Int64) {
         let i = Self.statuses.firstIndex(of: status) ?? Self.statuses.count
-        requests[route.rawValue][i].increment()
-        latency[route.rawValue].record(Double(nanoseconds) * 1e-9)
+        requests[route.index][i].increment()
+        latency[route.index].record(Double(nanoseconds) * 1e-9)
     }
 
     /// The Prometheus text exposition: the registry's metrics, the store's write counters (when

@@ -7,15 +7,12 @@ extension SheetResponder {
     /// or (on a session's own routes) that session's token. Probes, the demo page's files and the
     /// contract stay open: load balancers and browsers fetch them without credentials.
     func authorize(_ route: Route, id: String?, _ request: HTTPRequest) throws(Problem) {
-        switch route {
-        case .healthz, .livez, .readyz, .root, .clientModule, .openapi, .unmatched: return
-        default: break
-        }
+        guard let access = route.path?.access, access != .open else { return }
         let presented = Self.bearer(request, route: route)
         if let apiKey, let presented, Self.equalInConstantTime(presented, apiKey) { return }
         // A session's token opens that session's routes (not creation: PUT of a new id needs the
         // key when there is one, and otherwise is open as POST is).
-        if configuration.sessionTokens, let id, route != .sessions, let box = try? session(id), let token = box.token {
+        if configuration.sessionTokens, let id, let box = try? session(id), let token = box.token {
             if let presented, Self.equalInConstantTime(presented, Array(token.utf8)) { return }
             throw Problem.unauthorized(
                 presented == nil
@@ -36,7 +33,9 @@ extension SheetResponder {
             guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
             return Array(parts[1].trimmingCharacters(in: .whitespaces).utf8)
         }
-        if route == .frames, let token = request.head.queryValue(for: "access_token") { return Array(token.utf8) }
+        if route.path?.access == .tokenInQuery, let token = request.head.queryValue(for: "access_token") {
+            return Array(token.utf8)
+        }
         return nil
     }
 

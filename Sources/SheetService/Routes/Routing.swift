@@ -6,8 +6,8 @@ import MicroHTTP
     import Darwin
 #endif
 
-/// From a request's raw target to a `Route` and a session id, on the undecoded bytes, and the
-/// methods each route takes.
+/// From a request's raw target to a `Route` and a session id, on the undecoded bytes, with tables
+/// derived from the route table (`RouteTable.swift`).
 extension SheetResponder {
     /// The route of a request head, and the session id in it.
     static func match(_ head: borrowing HTTPRequestHead) throws(Problem) -> (Route, String?) {
@@ -18,16 +18,21 @@ extension SheetResponder {
         let fast: (route: Route, id: String?)? = path.withUTF8 { p in
             guard p.first == 0x2F, !p.contains(0x25) else { return nil }
             let rest = p[1...]
-            guard let slash = rest.firstIndex(of: 0x2F) else { return lookUp(rest, in: fixedRoutes).map { ($0, nil) } }
-            guard Self.equal(p[1..<slash], "sessions") else { return nil }
+            guard let slash = rest.firstIndex(of: 0x2F) else {
+                return lookUp(rest, in: RouteTables.fixed).map { ($0, nil) }
+            }
+            guard let collection = RouteTables.collections.first(where: { equal(p[1..<slash], $0.name) }) else {
+                return nil
+            }
             let tail = p[(slash + 1)...]
             let next = tail.firstIndex(of: 0x2F)
             let idBytes = p[(slash + 1)..<(next ?? p.endIndex)]
             // A bad id goes the general way, which names the problem.
             guard Self.isID(idBytes) else { return nil }
-            let id = String(decoding: idBytes, as: UTF8.self)
-            guard let next else { return (.session, id) }
-            return lookUp(p[(next + 1)...], in: actions).map { ($0, id) }
+            guard let next else { return collection.item.map { ($0, String(decoding: idBytes, as: UTF8.self)) } }
+            return lookUp(p[(next + 1)...], in: collection.actions).map {
+                ($0, String(decoding: idBytes, as: UTF8.self))
+            }
         }
         guard let fast else {
             // RFC 9112 §3.2: origin-form starts with "/"; "*" is OPTIONS's (answered 404 here:
@@ -39,18 +44,6 @@ extension SheetResponder {
         }
         return fast
     }
-
-    /// The routes without an id, by their one path segment, and the routes under /sessions/{id}/
-    /// by their last: scanned in order (ten short names compare faster than they hash).
-    static let fixedRoutes: [(name: String, route: Route)] = [
-        ("", .root), ("sheet-client.js", .clientModule), ("sessions", .sessions), ("simulate", .simulate),
-        ("presets", .presets), ("healthz", .healthz), ("livez", .livez), ("readyz", .readyz), ("metrics", .metrics),
-        ("openapi.yaml", .openapi),
-    ]
-
-    static let actions: [(name: String, route: Route)] = [
-        ("pan", .pan), ("show", .show), ("dismiss", .dismiss), ("frames", .frames),
-    ]
 
     static func lookUp(_ segment: String, in table: [(name: String, route: Route)]) -> Route? {
         table.first { $0.name == segment }?.route
@@ -77,15 +70,14 @@ extension SheetResponder {
         guard let segments else {
             throw .invalid("bad-path", "the path has an invalid percent-encoding")
         }
-        switch segments.count {
-        case 0: return (.root, nil)
-        case 1: if let route = lookUp(segments[0], in: fixedRoutes) { return (route, nil) }
-        case 2 where segments[0] == "sessions":
-            return (.session, try validID(segments[1]))
-        case 3 where segments[0] == "sessions":
-            guard let route = lookUp(segments[2], in: actions) else { throw notFound(segments) }
-            return (route, try validID(segments[1]))
-        default: break
+        if segments.count <= 1, let route = lookUp(segments.first ?? "", in: RouteTables.fixed) { return (route, nil) }
+        if segments.count == 2 || segments.count == 3,
+            let collection = RouteTables.collections.first(where: { $0.name == segments[0] })
+        {
+            if segments.count == 2, let item = collection.item { return (item, try validID(segments[1])) }
+            if segments.count == 3, let route = lookUp(segments[2], in: collection.actions) {
+                return (route, try validID(segments[1]))
+            }
         }
         throw notFound(segments)
     }
@@ -116,18 +108,40 @@ extension SheetResponder {
         for b in bytes where b >= 128 || ((b < 64 ? low : high) >> UInt64(b & 63)) & 1 == 0 { return false }
         return true
     }
+}
 
-    /// The methods each route takes (HEAD goes with GET; OPTIONS is answered for all).
-    static func methods(_ route: Route) -> [String] { methodTable[route.rawValue] }
-
-    /// The methods of every route, indexed by its raw value: built once, so a request allocates
-    /// nothing to check its method.
-    static let methodTable: [[String]] = Route.allCases.map { route in
-        switch route {
-        case .root, .clientModule, .frames, .presets, .healthz, .livez, .readyz, .metrics, .openapi: ["GET", "HEAD"]
-        case .sessions, .pan, .show, .dismiss, .simulate: ["POST"]
-        case .session: ["GET", "HEAD", "PUT", "DELETE"]
-        case .unmatched: []
-        }
+/// The matcher's tables, derived from `RoutePath.all` once: scanned in order (a dozen short names
+/// compare faster than they hash).
+enum RouteTables {
+    /// The paths of one segment ("/" is the empty one), by that segment.
+    static let fixed: [(name: String, route: Route)] = RoutePath.all.indices.compactMap { i in
+        let p = RoutePath.all[i]
+        return p.segments.count == 1 ? (p.segments[0]!, Route(index: i)) : nil
     }
+
+    /// A collection of items with ids ("/sessions"): its item path ("/sessions/{id}") and its
+    /// actions ("/sessions/{id}/pan"), by their last segment.
+    struct Collection {
+        let name: String
+        let item: Route?
+        let actions: [(name: String, route: Route)]
+    }
+
+    static let collections: [Collection] = {
+        var names: [String] = []
+        for p in RoutePath.all where p.segments.count > 1 && !names.contains(p.segments[0]!) {
+            names.append(p.segments[0]!)
+        }
+        return names.map { name in
+            let mine = RoutePath.all.indices.filter {
+                RoutePath.all[$0].segments.count > 1 && RoutePath.all[$0].segments[0] == name
+            }
+            return Collection(
+                name: name,
+                item: mine.first { RoutePath.all[$0].segments.count == 2 }.map(Route.init(index:)),
+                actions: mine.compactMap { i in
+                    RoutePath.all[i].segments.count == 3 ? (RoutePath.all[i].segments[2]!, Route(index: i)) : nil
+                })
+        }
+    }()
 }

@@ -28,10 +28,7 @@ package final class SheetResponder: HTTPResponder {
     let draining = Atomic<Bool>(false)
     let pacer: FramePacer
     let profiles = ProfileCache()
-    private let presetsJSON: [UInt8]
-    private let openAPIYAML: [UInt8]
-    private let indexHTML: [UInt8]
-    private let clientModule: [UInt8]
+    let documents: Documents
     let allowAnyOrigin: Bool
 
     /// The API key's bytes (nil: no key required).
@@ -49,10 +46,7 @@ package final class SheetResponder: HTTPResponder {
         self.logger = logger
         self.logsEveryAnswer = logger.logLevel <= .debug
         self.accessLog = AccessLog(on: configuration.accessLog, logger: logger)
-        self.presetsJSON = ReplyJSON.presets()
-        self.openAPIYAML = try Self.resource("openapi", "yaml")
-        self.indexHTML = try Self.resource("index", "html")
-        self.clientModule = try Self.resource("sheet-client", "js")
+        self.documents = try Documents()
         self.allowAnyOrigin = configuration.corsOrigins.contains("*")
         self.apiKey = configuration.apiKey.map { Array($0.utf8) }
         self.store = try configuration.store.map { url in
@@ -61,15 +55,6 @@ package final class SheetResponder: HTTPResponder {
                 deadline: configuration.storeDeadline, backlogBytes: configuration.storeBacklogBytes, logger: logger)
         }
         self.pacer = FramePacer(clock: clock, keepAliveInterval: configuration.keepAliveInterval)
-    }
-
-    /// A file shipped in the module's Resources folder.
-    static func resource(_ name: String, _ ext: String) throws -> [UInt8] {
-        guard let url = Bundle.module.url(forResource: name, withExtension: ext, subdirectory: "Resources") else {
-            throw Problem(
-                status: 500, code: "missing-resource", detail: "Resources/\(name).\(ext) is not in the bundle")
-        }
-        return try [UInt8](Data(contentsOf: url))
     }
 
     package func respond(to request: HTTPRequest) -> HTTPResponse {
@@ -133,54 +118,20 @@ package final class SheetResponder: HTTPResponder {
         }
     }
 
+    /// The route's handler for the request's method (OPTIONS: the preflight; a method the path
+    /// does not take: 405 with Allow).
     private func dispatch(_ route: Route, id: String?, _ request: HTTPRequest) throws -> HTTPResponse {
-        let method = request.method
-        let allowed = Self.methods(route)
-        if method == "OPTIONS" { return preflight(allowed, request) }
-        guard allowed.contains(method) else {
-            throw Problem(
-                status: 405, code: "method-not-allowed",
-                detail: "\(route.template) takes \(allowed.joined(separator: ", ")), not \(method)",
-                headers: [("Allow", (allowed + ["OPTIONS"]).joined(separator: ", "))])
-        }
-        switch route {
-        case .root: return Self.bytes(200, "text/html; charset=utf-8", indexHTML)
-        case .clientModule: return Self.bytes(200, "text/javascript; charset=utf-8", clientModule)
-        case .openapi: return Self.bytes(200, "application/yaml", openAPIYAML)
-        case .presets: return Self.bytes(200, "application/json", presetsJSON)
-        case .healthz, .livez:
-            return Self.json(200, draining.load(ordering: .relaxed) ? #"{"status":"draining"}"# : #"{"status":"ok"}"#)
-        case .readyz:
-            if draining.load(ordering: .relaxed) {
-                var r = Self.json(503, #"{"status":"draining"}"#)
-                r.headers.append(name: "Retry-After", value: String(configuration.retryAfter))
-                return r
-            }
-            return Self.json(200, #"{"status":"ok"}"#)
-        case .metrics:
-            metrics.liveSessions.record(table.count)
-            let statistics = store?.statistics
-            if let s = statistics {
-                metrics.storePending.record(s.pending)
-                metrics.storePendingBytes.record(s.pendingBytes)
-            }
-            return Self.bytes(
-                200, "text/plain; version=0.0.4; charset=utf-8", metrics.exposition(store: statistics))
-        case .sessions: return try createSession(request)
-        case .session:
-            let id = id!
-            switch method {
-            case "PUT": return try putSession(id, request)
-            case "DELETE": return try deleteSession(id)
-            default: return try getSession(id)
-            }
-        case .pan: return try pan(id!, request)
-        case .show: return try show(id!, request)
-        case .dismiss: return try dismiss(id!, request)
-        case .simulate: return try Simulation.run(request.body)
-        case .frames: return try frames(id!, request)
-        case .unmatched:
+        guard let path = route.path else {
             throw Problem(status: 404, code: "not-found", detail: "no route \(request.path)")
         }
+        let method = request.method
+        if method == "OPTIONS" { return preflight(path.methods, request) }
+        guard let handler = path.handlers.first(where: { $0.method == method })?.handler else {
+            throw Problem(
+                status: 405, code: "method-not-allowed",
+                detail: "\(route.template) takes \(path.methods.joined(separator: ", ")), not \(method)",
+                headers: [("Allow", (path.methods + ["OPTIONS"]).joined(separator: ", "))])
+        }
+        return try handler(self, RouteRow.Call(request: request, id: id ?? ""))
     }
 }

@@ -55,8 +55,8 @@ public final class SheetServer: Sendable {
     /// the CORS preflight, is answered on all of them; HEAD goes with GET, as RFC 9110 has it,
     /// and is left out).
     public static var routes: [(path: String, methods: [String])] {
-        Route.allCases.filter { $0 != .unmatched }.map { route in
-            (route.template, SheetResponder.methods(route).filter { $0 != "HEAD" } + ["OPTIONS"])
+        RoutePath.all.map { path in
+            (path.template.description, path.methods.filter { $0 != "HEAD" } + ["OPTIONS"])
         }
     }
 
