@@ -21,7 +21,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
-        // The only C in the project: libmicrohttpd through pkg-config.
+        // libmicrohttpd through pkg-config; only MicroHTTP imports it.
         .systemLibrary(
             name: "CMicroHTTPD",
             pkgConfig: "libmicrohttpd",

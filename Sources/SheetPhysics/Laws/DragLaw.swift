@@ -1,6 +1,6 @@
 /// What a drag does with the finger, as data: for any translation of the current drag, the
 /// constant, the dimmer alpha and the progress the engine answers. The engine moves the card by
-/// evaluating this value (`SheetSession` calls `constant(for:in:)`), and the service sends the same
+/// evaluating this value (`SheetSession` calls `constant(candidate:)` with step 1's candidate), and the service sends the same
 /// value to clients, so a client that evaluates it predicts every `changed` answer exactly,
 /// without waiting for it.
 ///
@@ -38,12 +38,6 @@ public struct DragLaw: Sendable, Hashable {
         self.dimmer = dimmer
         self.progress = progress
         self.finishThreshold = finishThreshold
-    }
-
-    /// The constant for a finger at `translation` in the drag segment `segment` (steps 1–3).
-    @inline(__always)
-    public func constant(for translation: Double, in segment: DragSegment) -> Double {
-        constant(candidate: segment.start + (translation - segment.base))
     }
 
     /// The constant for an unlimited candidate position (steps 2–3).

@@ -34,6 +34,7 @@ public struct Problem: Error, Sendable {
         case 401: "Unauthorized"
         case 404: "Not Found"
         case 405: "Method Not Allowed"
+        case 408: "Request Timeout"
         case 409: "Conflict"
         case 411: "Length Required"
         case 413: "Content Too Large"

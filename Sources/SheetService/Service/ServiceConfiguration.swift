@@ -48,9 +48,9 @@ public struct ServiceConfiguration: Sendable {
     /// even when they learn an id. Off by default.
     public var sessionTokens = false
     /// Where sessions are kept beyond this process: nil keeps them in memory only (lost with the
-    /// process); "redis://host:port[/db]" also
-    /// writes them to Redis and loads from there a session this process does not hold, so another
-    /// instance, or this one after a restart or a crash, carries on with it. A creation,
+    /// process); "redis://host:port[/db]" also writes them to Redis and loads from there a session
+    /// this process does not hold, so another instance, or this one after a restart or a crash,
+    /// carries on with it. A creation,
     /// replacement or deletion is acknowledged once Redis has it; events are written behind.
     public var store: String?
     /// Seconds a request waits for the store at most (a load, or the write a creation,

@@ -20,9 +20,7 @@ final class SessionBox: Sendable {
         self.init(id: id, profile: profile, record: SessionRecord(sheet: session), now: now, token: token)
     }
 
-    init(
-        id: String, profile: SessionProfile, record: SessionRecord, now: Double, token: String?, restored: Bool = false
-    ) {
+    init(id: String, profile: SessionProfile, record: SessionRecord, now: Double, token: String?) {
         self.id = id
         self.profile = profile
         self.token = token

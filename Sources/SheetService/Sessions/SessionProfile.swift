@@ -12,7 +12,7 @@ final class SessionProfile: Sendable {
     /// answer that starts a drag segment carries.
     let lawMembers: [UInt8]
     /// The configuration as sent, re-rendered as JSON members without braces (what the session
-    /// archive stores, so another process rebuilds the same profile).
+    /// store keeps, so another process rebuilds the same profile).
     let configurationMembers: [UInt8]
 
     init(model: SheetModel, clock: SessionClock, configurationMembers: [UInt8] = []) {

@@ -1,7 +1,8 @@
 import MicroHTTP
 import Synchronization
 
-/// The session resource: create, read, replace and delete, and finding a session by id.
+/// The session resource's routes: create (`POST /sessions`), read, replace and delete
+/// (`/sessions/{id}`).
 extension SheetResponder {
     var busy: Problem {
         Problem(
@@ -119,32 +120,6 @@ extension SheetResponder {
         }
         try confirm(bury(id, after: version), "deleting session \(id)", undone: false)
         return HTTPResponse(status: 204)
-    }
-
-    /// The session `id`: from memory, or else from the store (then kept in memory).
-    func session(_ id: String) throws(Problem) -> SessionBox {
-        if let box = table.get(id) { return box }
-        guard store != nil, let box = try stored(id)?.box else { throw Problem.sessionNotFound(id) }
-        switch table.insertNew(box) {
-        case true?:
-            metrics.sessionsRestored.increment()
-            // Copies elsewhere are out of date from now on: they drop themselves (and send their
-            // streams here, through the load balancer).
-            store?.announce(ArchiveNotice(kind: .taken, id: id, instance: ""))
-            return box
-        case false?:
-            // Another request restored it meanwhile.
-            return try session(id)
-        case nil:
-            throw full
-        }
-    }
-
-    /// The session `id` as the store last had it: a copy held here is checked against the
-    /// store (`current`), one loaded from it is current already.
-    func currentSession(_ id: String) throws(Problem) -> SessionBox {
-        if let box = table.get(id) { return try current(box) }
-        return try session(id)
     }
 
     func getSession(_ id: String) throws -> HTTPResponse {
