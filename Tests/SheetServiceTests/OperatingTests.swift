@@ -14,7 +14,7 @@ extension ServiceIntegration {
 }
 
 /// The JSON lines a server logged.
-private final class LogCapture: Sendable {
+final class LogCapture: Sendable {
     let raw = Mutex<[String]>([])
 
     /// A logger writing JSON lines here, with the request metadata every line of a request gets.

@@ -44,7 +44,7 @@ extension SheetResponder {
 
     package func deadlinePassed(_ head: HTTPRequestHead) {
         metrics.cutOff.increment()
-        logger.notice("\(head.target): request still arriving at the request deadline; connection closed")
+        logger.notice("\(LoggedTarget.of(head)): request still arriving at the request deadline; connection closed")
     }
 
     /// application/json, application/*+json, or curl's default form type (whose body is still JSON).

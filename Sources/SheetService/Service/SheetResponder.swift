@@ -109,12 +109,12 @@ package final class SheetResponder: HTTPResponder {
                 slot)
         }
         if response.status >= 500 && response.status != 503 {
-            logger.error("\(head.method) \(head.target) → \(response.status)")
+            logger.error("\(head.method) \(LoggedTarget.of(head)) → \(response.status)")
         } else if response.status == 503 {
             // Draining or at the session cap: expected under those conditions, not a fault.
-            logger.notice("\(head.method) \(head.target) → 503")
+            logger.notice("\(head.method) \(LoggedTarget.of(head)) → 503")
         } else if logsEveryAnswer {
-            logger.debug("\(head.method) \(head.target) → \(response.status)")
+            logger.debug("\(head.method) \(LoggedTarget.of(head)) → \(response.status)")
         }
     }
 

@@ -65,6 +65,11 @@ extension SheetResponder {
         let stream = FrameStream(
             http: http, fps: fps, pace: pace, once: once, profile: box.profile, sessionID: box.id, metrics: metrics)
         let now = clock.now
+        if pace == .instant {
+            // Frames are made as the client reads them, on its connection's thread.
+            let clock = self.clock
+            http.onDrained { stream.refill(now: clock.now) }
+        }
         let opened: Bool = box.record.withLock { r in
             let known = resume.flatMap { resume in r.recent.first { $0.id == resume.animation } }
             if once, let resume, let known, resume.index >= known.frameCount(fps: fps) - 1 {
