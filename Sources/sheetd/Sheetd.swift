@@ -60,6 +60,23 @@ struct Serve: ParsableCommand {
     )
     var perIpLimit: Int = env("SHEETD_PER_IP_LIMIT").flatMap(Int.init) ?? defaults.perIPConnectionLimit ?? 0
 
+    @Option(help: "Frame streams one session may hold at once; more are 429 (SHEETD_MAX_STREAMS_PER_SESSION).")
+    var maxStreamsPerSession: Int =
+        env("SHEETD_MAX_STREAMS_PER_SESSION").flatMap(Int.init) ?? defaults.maxStreamsPerSession
+
+    @Option(
+        help:
+            "Frame streams one client may hold at once (its address, or behind --trusted-proxy the address the proxy forwards); more are 429 (SHEETD_MAX_STREAMS_PER_CLIENT)."
+    )
+    var maxStreamsPerClient: Int =
+        env("SHEETD_MAX_STREAMS_PER_CLIENT").flatMap(Int.init) ?? defaults.maxStreamsPerClient
+
+    @Option(
+        help:
+            "Addresses of the proxies in front, comma-separated, whose X-Forwarded-For names the client for the stream limits (SHEETD_TRUSTED_PROXY)."
+    )
+    var trustedProxy = env("SHEETD_TRUSTED_PROXY") ?? defaults.trustedProxies.joined(separator: ",")
+
     @Option(help: "Allowed CORS origins, comma-separated; * allows any (SHEETD_CORS_ORIGIN).")
     var corsOrigin = env("SHEETD_CORS_ORIGIN") ?? defaults.corsOrigins.joined(separator: ",")
 
@@ -134,6 +151,9 @@ struct Serve: ParsableCommand {
         guard connectionLimit >= 0 else { throw ValidationError("--connection-limit must not be negative") }
         guard perIpLimit >= 0 else { throw ValidationError("--per-ip-limit must not be negative") }
         guard drainGrace >= 0 else { throw ValidationError("--drain-grace must not be negative") }
+        guard maxStreamsPerSession >= 1, maxStreamsPerClient >= 1 else {
+            throw ValidationError("--max-streams-per-session and --max-streams-per-client must be at least 1")
+        }
         guard store == "memory" || store.hasPrefix("redis://") else {
             throw ValidationError(
                 "--store must be memory or redis://host:port[/db], not \(store)"
@@ -173,6 +193,10 @@ struct Serve: ParsableCommand {
         config.apiKey = apiKey.isEmpty ? nil : apiKey
         config.sessionTokens = sessionTokens
         config.drainGrace = drainGrace
+        config.maxStreamsPerSession = maxStreamsPerSession
+        config.maxStreamsPerClient = maxStreamsPerClient
+        config.trustedProxies = trustedProxy.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
         config.store = store == "memory" ? nil : store
         config.storeDeadline = storeDeadline
         config.storeBacklogBytes = storeBacklog << 20

@@ -27,6 +27,7 @@ package final class SheetResponder: HTTPResponder {
 
     let draining = Atomic<Bool>(false)
     let pacer: FramePacer
+    let streamLimits: StreamLimits
     let profiles = ProfileCache()
     let documents: Documents
     let allowAnyOrigin: Bool
@@ -55,6 +56,7 @@ package final class SheetResponder: HTTPResponder {
                 deadline: configuration.storeDeadline, backlogBytes: configuration.storeBacklogBytes, logger: logger)
         }
         self.pacer = FramePacer(clock: clock, keepAliveInterval: configuration.keepAliveInterval)
+        self.streamLimits = StreamLimits(configuration: configuration)
     }
 
     package func respond(to request: HTTPRequest) -> HTTPResponse {
