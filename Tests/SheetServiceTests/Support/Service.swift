@@ -47,13 +47,11 @@ func expectProblem(
 
 // MARK: - Session requests
 
-extension HTTPConnection {
+extension HTTPClient {
     /// PUT /sessions/{id} with a configuration (empty: no body).
     func put(_ id: String, _ config: String = "") throws -> Response {
         try request("PUT", "/sessions/\(id)", body: config.isEmpty ? nil : bytes(config))
     }
-
-    func get(_ path: String) throws -> Response { try request("GET", path) }
 
     func pan(_ id: String, _ json: String) throws -> Response {
         try request("POST", "/sessions/\(id)/pan", json: json)
