@@ -1,5 +1,6 @@
 // Starting the real service for a test, and the checks and requests every service suite shares.
-// The HTTP/SSE client, redis-server and waiting come from SheetdTesting.
+// The service without a server is InProcessService.swift; the HTTP/SSE client, redis-server and
+// waiting come from SheetdTesting.
 
 import SheetdTesting
 import Testing
