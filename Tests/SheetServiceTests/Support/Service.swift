@@ -18,9 +18,20 @@ func startServer(_ configure: (inout ServiceConfiguration) -> Void = { _ in }) t
     return server
 }
 
-/// Every service test runs in this suite, one at a time: they start servers with realtime
-/// streams and timing checks, and the machine has two cores.
-@Suite(.serialized) enum ServiceIntegration {}
+/// Every service test runs in this suite, side by side: a test answered in process
+/// (`InProcessService`) has a responder of its own, and a test on sockets a server of its own on
+/// port 0; neither shares a port, a log handler, metrics or a thread (a request's trace is in its
+/// thread's slot, set and cleared within the one call that answers it). What does share state
+/// is serialized: `StoreIntegration`.
+@Suite enum ServiceIntegration {}
+
+extension ServiceIntegration {
+    /// The store's tests (StoreTests, StoreFaultTests, StoreOutageTests), one at a time: each holds
+    /// `ProcessResource.redisSubscriberThreads` for its whole body (every server with a store
+    /// starts a redis-subscribe thread, which another suite's leak check counts), so side by side
+    /// they would only wait for that lock, each waiting one holding a thread other tests could run on.
+    @Suite(.serialized) enum StoreIntegration {}
+}
 
 /// Checks an RFC 9457 problem: status, media type, the five members, and the code.
 @discardableResult
