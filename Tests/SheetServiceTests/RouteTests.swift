@@ -6,13 +6,12 @@ import Testing
 
 extension ServiceIntegration {
     /// Every route of the REST surface answers as docs/HTTP.md says, and paths near
-    /// /sessions/{id}/{action} route the same on the byte fast path and the decoding one. A real
-    /// SheetServer on port 0.
+    /// /sessions/{id}/{action} route the same on the byte fast path and the decoding one. Answered
+    /// in process.
     @Suite struct RouteTests {
         /// Each route with each method: status, Location, media type and body as docs/HTTP.md says.
         @Test func everyRouteAnswers() throws {
-            let (server, c) = try connectedServer()
-            defer { server.stop() }
+            let c = try InProcessService()
 
             // POST /sessions: 201, Location, a generated id, the snapshot.
             let created = try c.request("POST", "/sessions")
@@ -157,8 +156,7 @@ let pathEdges: [(String, String, Int, String?)] = [
 extension ServiceIntegration.RouteTests {
     @Test(arguments: pathEdges)
     func routingPathEdges(_ method: String, _ path: String, _ status: Int, _ code: String?) throws {
-        let (server, c) = try connectedServer()
-        defer { server.stop() }
+        let c = try InProcessService()
         #expect(try c.put("e1", #"{"preset": "facebook", "initialDetent": "normal"}"#).status == 201)
         let body = method == "POST" ? #"{"phase": "began"}"# : nil
         let r = try c.request(method, path, headers: [("Content-Type", "application/json")], body: body.map(bytes))
