@@ -231,10 +231,7 @@ final class SubscriptionLoop: @unchecked Sendable {
                 break
             }
         }
-        if case .error(let message) = reply {
-            throw RedisError(
-                .errorReply, function: subscribe.name, reason: "\(endpoint.address) replied \"\(message)\"")
-        }
+        if case .error(let message) = reply { throw .replied(message, to: subscribe.name, by: endpoint) }
         throw RedisError(
             .unexpectedReply, function: subscribe.name,
             reason: "\(endpoint.address) sent \(reply.summary) to a subscribed connection")
