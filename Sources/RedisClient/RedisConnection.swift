@@ -20,6 +20,13 @@ import Synchronization
 /// A temporary error reply (`RedisError.Kind.unavailable`: LOADING, READONLY, NOREPLICAS …) drops
 /// the connection, so the next call connects again and, for a `.primary` connection, asks the
 /// server's ROLE before sending anything: a primary demoted to a replica is not written to.
+///
+/// With a Sentinel endpoint (`redis+sentinel://…`) every connect asks the Sentinels where the
+/// primary is and checks its ROLE (whatever `role` says), and the connection follows their
+/// `+switch-master` announcements: the first call after one connects to the new primary. While
+/// they fail the primary over (from `+try-failover` to its end) calls fail at once with
+/// `.unavailable` (code "FAILOVER"), nothing sent: the old primary still answers then, and what
+/// it takes is lost.
 public final class RedisConnection: Sendable {
     /// Which server a connection will talk to, checked with ROLE after every connect.
     public enum Role: Sendable, Hashable {
@@ -40,6 +47,8 @@ public final class RedisConnection: Sendable {
     /// Held for a whole call, taken with a deadline (Mutex has none), so that the line of callers
     /// is bounded in time; `link` is then never contended.
     private let turn = NSLock()
+    /// The announced switches of the primary, for a Sentinel endpoint.
+    private let switches: PrimarySwitches?
 
     /// The connection's state, behind the mutex.
     private struct Link {
@@ -47,6 +56,8 @@ public final class RedisConnection: Sendable {
         var context: HiredisContext?
         /// The last failure and when it happened, while no context replaced the failed one.
         var failure: (error: RedisError, at: ContinuousClock.Instant)?
+        /// For a Sentinel endpoint: the switches announced when `context` was connected.
+        var switchesAnnounced = 0
     }
 
     /// Connects to `endpoint` (and selects its database), failing with `.unreachable` when that is
@@ -61,7 +72,10 @@ public final class RedisConnection: Sendable {
         self.endpoint = endpoint
         self.timeout = timeout
         self.role = role
-        link = Mutex(Link(context: try Self.connect(to: endpoint, timeout: timeout, role: role)))
+        switches = endpoint.sentinel.map { PrimarySwitches.shared(for: $0, timeout: timeout) }
+        let announced = switches?.announced ?? 0
+        link = Mutex(
+            Link(context: try Self.connect(to: endpoint, timeout: timeout, role: role), switchesAnnounced: announced))
     }
 
     /// PING: throws unless Redis answers PONG.
@@ -157,6 +171,18 @@ public final class RedisConnection: Sendable {
         }
         defer { turn.unlock() }
         return try link.withLock { (link: inout Link) throws(RedisError) -> [RedisReply] in
+            // The Sentinels announced another primary since this connection was made: connect to
+            // it now, rather than write to the old one until it is reconfigured.
+            if let announced = switches?.announced, announced != link.switchesAnnounced {
+                link.context = nil
+                link.failure = nil
+                link.switchesAnnounced = announced
+            }
+            if let switches, switches.isFailingOver {
+                throw RedisError(
+                    .unavailable, function: commands.first?.name ?? "",
+                    reason: "not sent: the Sentinels are failing \(endpoint.address) over", code: "FAILOVER")
+            }
             if link.context == nil, let failure = link.failure {
                 let elapsed = failure.at.duration(to: .now)
                 if elapsed < .seconds(timeout) {
@@ -218,7 +244,8 @@ public final class RedisConnection: Sendable {
         to endpoint: RedisEndpoint, timeout: Double, role: Role
     ) throws(RedisError) -> HiredisContext {
         let context = try HiredisContext.connect(to: endpoint, timeout: timeout)
-        if role == .primary { try context.requirePrimary() }
+        // A Sentinel endpoint's connect checked it already.
+        if role == .primary && endpoint.sentinel == nil { try context.requirePrimary() }
         return context
     }
 

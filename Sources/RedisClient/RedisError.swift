@@ -32,8 +32,9 @@ public struct RedisError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Why, with the endpoint or the command where that helps (hiredis's own message for C failures).
     public let reason: String
     /// The error code Redis put first in its error reply ("LOADING", "OOM", "WRONGTYPE", "ERR" …),
-    /// or "ROLE" when the client refused a server whose ROLE is not the one asked for; nil for
-    /// failures that are not Redis's answer. A label for counting refusals by cause.
+    /// "ROLE" when the client refused a server whose ROLE is not the one asked for, "FAILOVER" when
+    /// it held a call while the Sentinels fail the primary over; nil for failures that are not
+    /// Redis's answer. A label for counting refusals by cause.
     public let code: String?
 
     /// An error of `kind` from `function`, explained by `reason`, with Redis's error `code` if any.

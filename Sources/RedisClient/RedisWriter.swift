@@ -45,8 +45,8 @@ public final class RedisWriter: Sendable {
         /// reply, or its batch found a server that is not the primary (each attempt counts).
         public var deferred: Int = 0
         /// `deferred` by the code of Redis's reply ("LOADING", "READONLY", "NOREPLICAS",
-        /// "MASTERDOWN", "BUSY", "TRYAGAIN"), or "ROLE" when the connection found a replica; adds
-        /// up to `deferred`.
+        /// "MASTERDOWN", "BUSY", "TRYAGAIN"), "ROLE" when the connection found a replica, or
+        /// "FAILOVER" while the Sentinels fail the primary over; adds up to `deferred`.
         public var deferredByCode: [String: Int] = [:]
 
         /// Operations refused or dropped.

@@ -18,17 +18,7 @@ public final class RedisServer {
     /// Starts redis-server with `arguments` after the defaults; throws how to install it when it is
     /// missing.
     public init(arguments: [String] = []) throws {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let directories = path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin"]
-        guard
-            let found =
-                directories
-                .map({ URL(fileURLWithPath: $0).appendingPathComponent("redis-server") })
-                .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
-        else {
-            throw RedisServerError("redis-server is not installed: run `scripts/setup --redis`")
-        }
-        executable = found
+        executable = try redisServerExecutable()
         port = try freeLoopbackPort()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("redis-\(port)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -95,6 +85,22 @@ public final class RedisServer {
         kill(process.processIdentifier, SIGCONT)
         paused = false
     }
+}
+
+/// redis-server on the PATH (or in /usr/bin, /usr/local/bin); throws how to install it when it is
+/// missing.
+func redisServerExecutable() throws -> URL {
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+    let directories = path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin"]
+    guard
+        let found =
+            directories
+            .map({ URL(fileURLWithPath: $0).appendingPathComponent("redis-server") })
+            .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
+    else {
+        throw RedisServerError("redis-server is not installed: run `scripts/setup --redis`")
+    }
+    return found
 }
 
 /// Why redis-server could not be started.

@@ -27,7 +27,17 @@ final class HiredisContext {
 
     /// Connects within `timeout` seconds, gives every later socket read and write the same timeout,
     /// turns on TCP keep-alive and selects the endpoint's database.
+    ///
+    /// For a Sentinel endpoint: connects to the server the Sentinels name as the primary, and
+    /// checks with ROLE that it says so itself (a Sentinel's answer is out of date during a
+    /// failover).
     static func connect(to endpoint: RedisEndpoint, timeout: Double) throws(RedisError) -> HiredisContext {
+        if let sentinel = endpoint.sentinel {
+            let primary = try primary(of: sentinel, for: endpoint, timeout: timeout)
+            let context = try connect(to: primary, timeout: timeout)
+            try context.requirePrimary()
+            return context
+        }
         let connection = try open(endpoint, timeout: timeout)
         try connection.setTimeout()
         try connection.enableKeepAlive()
