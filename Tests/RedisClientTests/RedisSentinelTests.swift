@@ -47,23 +47,40 @@ extension RedisIntegration {
             return Int(String(decoding: port, as: UTF8.self))
         }
 
+        /// A failover: what starts it, what happens once the switch is announced, and whether
+        /// writes the old primary took while it ran may be lost.
+        private struct Failover {
+            let name: String
+            let start: (RedisSentinels) throws -> Void
+            var afterSwitch: (RedisSentinels) throws -> Void = { _ in }
+            let windowLossAllowed: Bool
+        }
+
         /// The failovers the client follows, each on a group of its own.
-        private static var failovers: [(name: String, start: (RedisSentinels) throws -> Void, windowLossAllowed: Bool)]
-        {
+        private static var failovers: [Failover] {
             [
                 // Forced (`SENTINEL FAILOVER`): the old primary stays up and answers as a primary for
                 // seconds, so nothing may be written to it once the failover begins.
-                (
-                    "forced",
-                    { group in
+                Failover(
+                    name: "forced",
+                    start: { group in
                         let sentinel = try RedisConnection(
                             endpoint: RedisEndpoint(url: "redis://127.0.0.1:\(group.sentinelPorts[0])"), role: .any)
                         #expect(try sentinel.command(["SENTINEL", "FAILOVER", group.name]) == .status("OK"))
-                    }, false
-                ),
+                    }, windowLossAllowed: false),
                 // The primary killed (SIGKILL): what it took and had not sent its replica yet is lost
                 // (the replication lag, counted, not judged); what the writer holds is not.
-                ("kill -9", { group in group.primary.stop() }, true),
+                Failover(name: "kill -9", start: { group in group.primary.stop() }, windowLossAllowed: true),
+                // The primary killed, and back at its address (empty, and a primary by its own
+                // word) once the replica was promoted: nothing is written to it.
+                Failover(
+                    name: "kill -9, back", start: { group in group.primary.stop() },
+                    afterSwitch: { group in try group.primary.start() }, windowLossAllowed: true),
+                // The primary stopped (SIGSTOP): it accepts connections and never answers; resumed
+                // after the switch, it answers as a primary until the Sentinels reconfigure it.
+                Failover(
+                    name: "SIGSTOP", start: { group in group.primary.pause() },
+                    afterSwitch: { group in group.primary.resume() }, windowLossAllowed: true),
             ]
         }
 
@@ -76,14 +93,13 @@ extension RedisIntegration {
         @Test(arguments: 0..<failovers.count) func aFailoverIsFollowedWithoutRestarting(row: Int) throws {
             let failover = Self.failovers[row]
             try ProcessResource.redisSubscriberThreads.exclusively {
-                try follow(failover.name, failover.start, windowLossAllowed: failover.windowLossAllowed)
+                try follow(failover)
                 #expect(eventually { threads(named: "redis-sentinel") == 0 }, "\(threads(named: "redis-sentinel"))")
             }
         }
 
-        private func follow(
-            _ name: String, _ start: (RedisSentinels) throws -> Void, windowLossAllowed: Bool
-        ) throws {
+        private func follow(_ failover: Failover) throws {
+            let name = failover.name
             let endpoint = try RedisEndpoint(url: group.url)
             let redis = try RedisConnection(endpoint: endpoint)
             let writer = RedisWriter(connection: try RedisConnection(endpoint: endpoint))
@@ -110,7 +126,7 @@ extension RedisIntegration {
             for _ in 0..<10 { writeRound() }
             #expect(writer.flush(timeout: 60), "\(name)")
 
-            try start(group)
+            try failover.start(group)
             let failoverRound = round
             // Writing on while the failover runs, until the Sentinels name the replica and the
             // client has heard it announced (bounded only for a failing test: 60 s of rounds).
@@ -120,6 +136,7 @@ extension RedisIntegration {
                 writeRound()
             }
             let announcedRound = round
+            try failover.afterSwitch(group)
             for _ in 0..<10 { writeRound() }
             #expect(writer.flush(timeout: 60), "\(name)")
 
@@ -131,7 +148,7 @@ extension RedisIntegration {
             let missingAfter = rounds[announcedRound...].count { $0 == nil }
             #expect(missingAfter == 0, "\(name): \(missingAfter) round keys written after the switch are missing")
             let missingWindow = rounds[..<announcedRound].count { $0 == nil }
-            if !windowLossAllowed {
+            if !failover.windowLossAllowed {
                 #expect(
                     missingWindow == 0, "\(name): \(missingWindow) round keys written during the failover are missing")
             }
