@@ -21,7 +21,10 @@ import Foundation
 ///
 /// The thread uses the connection it is given; give it its own `RedisConnection` so that its
 /// retries never make request-path calls wait for the connection's mutex. Give it a `.primary`
-/// one (the default): its ROLE check after every connect is what keeps writes off a replica.
+/// one (the default): its ROLE check after every connect is what keeps writes off a replica. On a
+/// Sentinel endpoint the connection follows the Sentinels: while they fail the primary over the
+/// batch is deferred (code "FAILOVER"), and the next attempt after their announcement goes to the
+/// new primary.
 public final class RedisWriter: Sendable {
     /// What the writer has done so far.
     public struct Statistics: Sendable, Hashable {
@@ -438,8 +441,9 @@ final class WriteQueue: @unchecked Sendable {
         deferredByCode[error.code ?? "", default: 0] += 1
     }
 
-    /// After a failed attempt: waits with backoff (50 ms doubling to 2 s) to retry the batch, or,
-    /// when closing, drops and counts everything pending (close makes one attempt).
+    /// After a failed attempt: waits with backoff (50 ms doubling to 2 s; 0.1 s at most while a
+    /// Sentinel failover holds writes) to retry the batch, or, when closing, drops and counts
+    /// everything pending (close makes one attempt).
     private func retry() {
         failures += 1
         if closing {
@@ -453,7 +457,10 @@ final class WriteQueue: @unchecked Sendable {
             arrivals.removeAll()
             arrivalsHead = 0
         } else {
-            let delay = min(0.05 * Double(1 << min(failures - 1, 6)), 2.0)
+            var delay = min(0.05 * Double(1 << min(failures - 1, 6)), 2.0)
+            // Held while the Sentinels fail over (no Redis was asked): look again every 0.1 s at
+            // most, so that writing resumes on the new primary soon after their announcement.
+            if lastErrorValue?.code == "FAILOVER" { delay = min(delay, 0.1) }
             retryAt = Date(timeIntervalSinceNow: delay)
         }
     }
