@@ -126,6 +126,8 @@ extension RedisIntegration {
             for _ in 0..<10 { writeRound() }
             #expect(writer.flush(timeout: 60), "\(name)")
 
+            // Timed for the report only (printed, never judged).
+            let failedAt = Monotonic.now()
             try failover.start(group)
             let failoverRound = round
             // Writing on while the failover runs, until the Sentinels name the replica and the
@@ -136,6 +138,7 @@ extension RedisIntegration {
                 writeRound()
             }
             let announcedRound = round
+            let announcedAfter = Monotonic.now() - failedAt
             try failover.afterSwitch(group)
             for _ in 0..<10 { writeRound() }
             #expect(writer.flush(timeout: 60), "\(name)")
@@ -168,7 +171,7 @@ extension RedisIntegration {
             // Nothing in this process is connected to the old primary any more.
             #expect(eventually { socketsConnected(toPort: group.primary.port) == 0 }, "\(name)")
             print(
-                "sentinel \(name): rounds \(failoverRound)..<\(announcedRound) while failing over, \(round - announcedRound) after; \(missingWindow) round keys lost (written before the switch); deferred \(s.deferredByCode); switches announced \(switches.announced)"
+                "sentinel \(name): switch heard after \(String(format: "%.2f", announcedAfter)) s; rounds \(failoverRound)..<\(announcedRound) while failing over, \(round - announcedRound) after; \(missingWindow) round keys lost (written before the switch); deferred \(s.deferredByCode); switches announced \(switches.announced)"
             )
         }
     }
