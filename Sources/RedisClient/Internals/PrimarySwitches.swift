@@ -26,7 +26,10 @@ final class PrimarySwitches: Sendable {
     /// What the Sentinels announced, shared with the subscribers' callbacks (which must not hold
     /// the watch itself: its deinit closes them).
     private final class State: Sendable {
-        let value = Mutex((switches: 0, failoverSince: ContinuousClock.Instant?.none))
+        /// The switches announced, and when each Sentinel that is running a failover began it
+        /// (by its index: in an election several may try, and the ones not elected abort while the
+        /// leader goes on).
+        let value = Mutex((switches: 0, failoverSince: [Int: ContinuousClock.Instant]()))
     }
 
     /// The channels of the events that begin and end a failover; `+switch-master` ends it and
@@ -34,14 +37,14 @@ final class PrimarySwitches: Sendable {
     private static let begins: Set<String> = ["+try-failover"]
     private static let ends: Set<String> = [
         "+failover-end", "+failover-end-for-timeout", "-failover-abort-not-elected", "-failover-abort-no-good-slave",
-        "-failover-abort-slave-timeout",
+        "-failover-abort-slave-timeout", "-failover-abort-race",
     ]
 
     private init(_ sentinel: RedisEndpoint.Sentinel, timeout: Double) {
         let state = State()
         self.state = state
         let name = sentinel.name
-        subscribers = sentinel.sentinels.map { endpoint in
+        subscribers = sentinel.sentinels.enumerated().map { index, endpoint in
             RedisSubscriber(
                 endpoint: endpoint, channels: ["+switch-master"] + Self.begins.sorted() + Self.ends.sorted(),
                 timeout: timeout, threadName: "redis-sentinel"
@@ -54,11 +57,11 @@ final class PrimarySwitches: Sendable {
                 state.value.withLock { state in
                     if channel == "+switch-master" {
                         state.switches += 1
-                        state.failoverSince = nil
+                        state.failoverSince = [:]
                     } else if Self.begins.contains(channel) {
-                        state.failoverSince = .now
+                        state.failoverSince[index] = .now
                     } else {
-                        state.failoverSince = nil
+                        state.failoverSince[index] = nil
                     }
                 }
             }
@@ -72,10 +75,13 @@ final class PrimarySwitches: Sendable {
     /// How many switches of the group's primary were announced so far.
     var announced: Int { state.value.withLock { $0.switches } }
 
-    /// Whether a failover of the group began and has not ended (for at most `failoverHold` s).
+    /// Whether a Sentinel began a failover of the group that has not ended (for at most
+    /// `failoverHold` s).
     var isFailingOver: Bool {
-        guard let since = state.value.withLock({ $0.failoverSince }) else { return false }
-        return since.duration(to: .now) < .seconds(Self.failoverHold)
+        let now = ContinuousClock.now
+        return state.value.withLock { state in
+            state.failoverSince.values.contains { $0.duration(to: now) < .seconds(Self.failoverHold) }
+        }
     }
 
     /// Whether a subscriber listens to at least one Sentinel now (switches are not missed).
