@@ -34,6 +34,34 @@ extension RedisIntegration {
             }
         }
 
+        @Test func parsesSentinelURLs() throws {
+            let cases: [(url: String, sentinels: [String], name: String, database: Int)] = [
+                // Three Sentinels with ports, and the group's name.
+                (
+                    "redis+sentinel://10.0.0.1:26380,10.0.0.2:26381,10.0.0.3:26382/sessions",
+                    ["10.0.0.1:26380", "10.0.0.2:26381", "10.0.0.3:26382"], "sessions", 0
+                ),
+                // The Sentinel port defaults to 26379, per Sentinel; a database follows the name.
+                ("redis+sentinel://s1,s2:7000/cache-1/4", ["s1:26379", "s2:7000"], "cache-1", 4),
+                // One Sentinel is enough; the scheme is case-insensitive.
+                ("REDIS+SENTINEL://[::1]:26379/a.b_c", ["[::1]:26379"], "a.b_c", 0),
+                // A bare trailing slash after the name is database 0.
+                ("redis+sentinel://h/name/", ["h:26379"], "name", 0),
+            ]
+            for row in cases {
+                let endpoint = try RedisEndpoint(url: row.url)
+                let sentinel = try #require(endpoint.sentinel, "\(row.url)")
+                #expect(sentinel.sentinels.map(\.address) == row.sentinels, "\(row.url)")
+                #expect(sentinel.sentinels.allSatisfy { $0.sentinel == nil && $0.database == 0 }, "\(row.url)")
+                #expect(sentinel.name == row.name, "\(row.url)")
+                #expect(endpoint.database == row.database, "\(row.url)")
+                // The description is a URL that parses back to the same endpoint.
+                #expect(try RedisEndpoint(url: endpoint.description) == endpoint, "\(row.url)")
+            }
+            // A plain URL names no Sentinels.
+            #expect(try RedisEndpoint(url: "redis://h").sentinel == nil)
+        }
+
         @Test func rejectsBadURLsSayingWhy() {
             let cases: [(url: String, because: String)] = [
                 // Nothing at all.
@@ -42,6 +70,8 @@ extension RedisIntegration {
                 ("localhost:6379", "scheme is missing"),
                 // Another scheme.
                 ("http://localhost", "scheme \"http\" is not supported"),
+                // Sentinel over TLS neither.
+                ("rediss+sentinel://localhost/name", "scheme \"rediss+sentinel\" is not supported"),
                 // TLS is not supported by this client.
                 ("rediss://localhost", "scheme \"rediss\" is not supported"),
                 // No host.
@@ -78,6 +108,18 @@ extension RedisIntegration {
                 ("redis://local host", "white space"),
                 // A host with characters no host name has.
                 ("redis://local_h*st", "not a host name"),
+                // A Sentinel URL without the group's name.
+                ("redis+sentinel://s1,s2", "name of the group"),
+                // Or with an empty one.
+                ("redis+sentinel://s1//0", "name of the group"),
+                // A name with characters Sentinel names do not have.
+                ("redis+sentinel://s1/na*me", "not a group name"),
+                // An empty Sentinel in the list.
+                ("redis+sentinel://s1,,s2/name", "host is missing"),
+                // A Sentinel with a bad port.
+                ("redis+sentinel://s1:0/name", "port \"0\""),
+                // A database that is not a number after the name.
+                ("redis+sentinel://s1/name/x", "database \"x\""),
             ]
             for row in cases {
                 let error = #expect(throws: RedisError.self, "\(row.url)") { try RedisEndpoint(url: row.url) }
