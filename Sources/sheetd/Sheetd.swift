@@ -94,7 +94,7 @@ struct Serve: ParsableCommand {
 
     @Option(
         help:
-            "Where sessions are kept: memory (lost with the process), redis://host:port[/db], from where any instance carries on with them (SHEETD_STORE). With replicas, point it at the primary; after a failover, restart the instances with the promoted replica's address (Sentinel is not followed)."
+            "Where sessions are kept: memory (lost with the process), redis://host:port[/db], or redis+sentinel://host1:port,host2:port,…/name[/db] (the primary of group name, followed through failovers), from where any instance carries on with them (SHEETD_STORE)."
     )
     var store = env("SHEETD_STORE") ?? defaults.store ?? "memory"
 
@@ -154,9 +154,9 @@ struct Serve: ParsableCommand {
         guard maxStreamsPerSession >= 1, maxStreamsPerClient >= 1 else {
             throw ValidationError("--max-streams-per-session and --max-streams-per-client must be at least 1")
         }
-        guard store == "memory" || store.hasPrefix("redis://") else {
+        guard store == "memory" || store.hasPrefix("redis://") || store.hasPrefix("redis+sentinel://") else {
             throw ValidationError(
-                "--store must be memory or redis://host:port[/db], not \(store)"
+                "--store must be memory, redis://host:port[/db] or redis+sentinel://host:port,…/name[/db], not \(store)"
             )
         }
         guard storeDeadline >= 0.01, storeDeadline <= 60 else {

@@ -11,12 +11,17 @@ enum Fluid: Preset {
         ("tip", .object([("height", .number(69))])),
     ]
 
+    /// The most detents a configuration may name, and the longest name, in UTF-8 bytes.
+    static let maxDetents = 16
+    static let maxDetentName = 32
+
     static func options(on geometry: Geometry) -> [OptionInfo] {
         [
             OptionInfo(
                 "detents", "object",
                 .object(defaultDetents),
-                "name → {\"fromTop\": pt} | {\"fraction\": f} | {\"height\": pt}; \"hidden\" is reserved"),
+                "name → {\"fromTop\": pt} | {\"fraction\": f} | {\"height\": pt}, 1 to 16 of them, names of 1 to 32 bytes; \"hidden\" is reserved"
+            ),
             OptionInfo("hideable", "boolean", .bool(true), "adds the hidden detent at H"),
             OptionInfo("rubberBand", "boolean", .bool(true), "resist over-drag instead of clamping"),
             OptionInfo("decelerationRate", "number", .number(0.998), "momentum projection rate r, (0, 1)"),
@@ -45,6 +50,12 @@ enum Fluid: Preset {
             guard !members.isEmpty else {
                 throw .invalidOption(field: "options.detents", reason: "at least one detent is needed")
             }
+            // A session's cost grows with its detents (each is in its laws and their pre-rendered
+            // JSON: 480 detents cost ≈ 133 KiB a session); 16 bound it, and no sheet needs more.
+            guard members.count <= Self.maxDetents else {
+                throw .invalidOption(
+                    field: "options.detents", reason: "at most \(Self.maxDetents) detents, got \(members.count)")
+            }
             specs = members
         }
         var visible: [Detent] = []
@@ -55,6 +66,10 @@ enum Fluid: Preset {
             }
             guard !name.isEmpty, !visible.contains(where: { $0.name == name }) else {
                 throw .invalidOption(field: path, reason: "detent names must be unique and non-empty")
+            }
+            // Names are repeated in the laws and every answer: bounded like the detents' count.
+            guard name.utf8.count <= Self.maxDetentName else {
+                throw .invalidOption(field: path, reason: "detent names are at most \(Self.maxDetentName) bytes")
             }
             guard case let .object(kv) = spec, kv.count == 1 else {
                 throw .invalidOption(

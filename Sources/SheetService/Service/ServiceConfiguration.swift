@@ -58,7 +58,9 @@ public struct ServiceConfiguration: Sendable {
     /// even when they learn an id. Off by default.
     public var sessionTokens = false
     /// Where sessions are kept beyond this process: nil keeps them in memory only (lost with the
-    /// process); "redis://host:port[/db]" also writes them to Redis and loads from there a session
+    /// process); "redis://host:port[/db]" (or "redis+sentinel://host:port,…/name[/db]", the
+    /// primary Redis Sentinel names, followed through failovers) also writes them to Redis and
+    /// loads from there a session
     /// this process does not hold, so another instance, or this one after a restart or a crash,
     /// carries on with it. A creation,
     /// replacement or deletion is acknowledged once Redis has it; events are written behind.
