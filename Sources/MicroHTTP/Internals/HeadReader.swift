@@ -80,6 +80,8 @@ struct HeadReader {
         // nearly every request).
         switch name.count {
         case 4 where HTTPHeaders.name(name, is: "host"): hosts += 1
+        case 6 where HTTPHeaders.name(name, is: "origin"):
+            if head.origin == nil { head.origin = String(decoding: value, as: UTF8.self) }
         case 11 where HTTPHeaders.name(name, is: "traceparent"):
             if head.traceparent == nil { head.traceparent = String(decoding: value, as: UTF8.self) }
         case 12 where HTTPHeaders.name(name, is: "content-type"):

@@ -22,7 +22,7 @@ extension SheetResponder {
         var headers = HTTPHeaders()
         let methods = (allowed + ["OPTIONS"]).joined(separator: ", ")
         headers.append(name: "Allow", value: methods)
-        if let origin = request.headers["origin"], originAllowed(origin) {
+        if let origin = request.head.origin, originAllowed(origin) {
             headers.append(name: "Access-Control-Allow-Methods", value: methods)
             // An empty or blank request list counts as none (echoing it made an empty header,
             // which libmicrohttpd refuses: a 500 found by schemathesis).

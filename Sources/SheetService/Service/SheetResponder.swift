@@ -62,7 +62,9 @@ package final class SheetResponder: HTTPResponder {
         let slot = TraceSlot.mine
         slot.trace = RequestTrace(request.head)
         defer { slot.trace = nil }
-        let origin = request.headers["origin"]
+        // Kept by MicroHTTP's one pass over the fields (a second search of them cost ≈ 160
+        // instructions a request).
+        let origin = request.head.origin
         var route = Route.unmatched
         var response: HTTPResponse
         do {
