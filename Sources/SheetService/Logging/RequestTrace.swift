@@ -10,8 +10,8 @@ import Synchronization
 
 /// What ties a request's log lines together: its id (the client's `X-Request-Id` when that is a
 /// sane token, else one made here), the trace id of a valid W3C `traceparent`, and the session it
-/// names. Set for the thread answering the request, so every line logged meanwhile carries them
-/// (through `RequestTrace.metadataProvider`).
+/// names. Kept for the thread answering the request (`TraceSlot`), so every line logged meanwhile
+/// carries them (through `RequestTrace.metadataProvider`).
 struct RequestTrace: Sendable {
     /// The request id echoed in `X-Request-Id`.
     var id: String
@@ -28,15 +28,20 @@ struct RequestTrace: Sendable {
     /// `$request_id` 32; longer is someone else's format, or an attack on the log).
     static let maxIDBytes = 128
 
-    /// The trace of a request with this head (MicroHTTP kept the first X-Request-Id and
-    /// traceparent in its one pass over the fields; a String is made only for the values kept).
-    init(_ head: borrowing HTTPRequestHead) {
-        // The first X-Request-Id decides: a later one does not replace a bad first one.
-        var requestID = head.requestID
-        let isSane = requestID?.withUTF8 { Self.isSaneID(UnsafeRawBufferPointer($0)) } ?? false
-        self.id = isSane ? requestID! : Self.generatedID()
-        var traceparent = head.traceparent
-        self.traceID = traceparent?.withUTF8 { Self.traceID(traceparent: UnsafeRawBufferPointer($0)) } ?? nil
+    /// The request id of a request with this head: its X-Request-Id when that is sane, else one
+    /// made here. (MicroHTTP kept the first X-Request-Id in its one pass over the fields; the
+    /// first decides: a later one does not replace a bad first one.)
+    static func id(of head: borrowing HTTPRequestHead) -> String {
+        guard var requestID = head.requestID, requestID.withUTF8({ isSaneID(UnsafeRawBufferPointer($0)) }) else {
+            return generatedID()
+        }
+        return requestID
+    }
+
+    /// The trace id of the head's first `traceparent`, when it is valid.
+    static func traceID(of head: borrowing HTTPRequestHead) -> String? {
+        guard var traceparent = head.traceparent else { return nil }
+        return traceparent.withUTF8 { traceID(traceparent: UnsafeRawBufferPointer($0)) }
     }
 
     /// Whether a client's request id is kept: 1–128 bytes of A–Z a–z 0–9 and - _ . : + / = @
@@ -109,13 +114,48 @@ struct RequestTrace: Sendable {
     }
 }
 
-/// The trace of the request the calling thread is answering (nil between requests), reached
-/// through a pthread key (Swift has no thread-local storage of its own): allocated on a thread's
-/// first request, released when the thread ends. Each libmicrohttpd thread answers one request at
-/// a time, start to end, so a thread-local is exact; other threads (the frame pacer, the store's
-/// writer) see nil. A class, so the trace is changed in place.
+/// The trace of the request the calling thread is answering, reached through a pthread key
+/// (Swift has no thread-local storage of its own): allocated on a thread's first request,
+/// released when the thread ends. Each libmicrohttpd thread answers one request at a time, start
+/// to end, so a thread-local is exact; other threads (the frame pacer, the store's writer) see
+/// none.
+///
+/// The trace's parts are fields of their own, set in place as the request goes (`begin`, the
+/// session id once routed, `end`): a `RequestTrace?` here was built, copied in and destroyed
+/// whole on every request (≈ 600 instructions a request, more than the id it carries). Only one
+/// thread touches a slot, hence no run-time exclusivity checks.
 final class TraceSlot {
-    var trace: RequestTrace?
+    /// Whether the thread is answering a request: the fields below are its trace.
+    @exclusivity(unchecked) private(set) var isAnswering = false
+    /// The request id echoed in `X-Request-Id`.
+    @exclusivity(unchecked) private(set) var id = ""
+    @exclusivity(unchecked) private(set) var traceID: String?
+    @exclusivity(unchecked) var sessionID: String?
+    /// The access-log record, while its line is logged through swift-log (see `RequestTrace.access`).
+    @exclusivity(unchecked) var access: AccessRecord?
+
+    /// The request being answered, as a value (for the log lines written meanwhile); nil between
+    /// requests.
+    var trace: RequestTrace? {
+        guard isAnswering else { return nil }
+        return RequestTrace(id: id, traceID: traceID, sessionID: sessionID, access: access)
+    }
+
+    /// A request with this head is being answered from now on.
+    func begin(_ head: borrowing HTTPRequestHead) {
+        id = RequestTrace.id(of: head)
+        traceID = RequestTrace.traceID(of: head)
+        sessionID = nil
+        isAnswering = true
+    }
+
+    /// The request is answered.
+    func end() {
+        isAnswering = false
+        id = ""
+        traceID = nil
+        sessionID = nil
+    }
 
     /// The calling thread's slot.
     static var mine: TraceSlot {

@@ -60,8 +60,8 @@ package final class SheetResponder: HTTPResponder {
     package func respond(to request: HTTPRequest) -> HTTPResponse {
         // Every line logged while answering carries the request's id (RequestTrace.metadataProvider).
         let slot = TraceSlot.mine
-        slot.trace = RequestTrace(request.head)
-        defer { slot.trace = nil }
+        slot.begin(request.head)
+        defer { slot.end() }
         // Kept by MicroHTTP's one pass over the fields (a second search of them cost ≈ 160
         // instructions a request).
         let origin = request.head.origin
@@ -70,7 +70,7 @@ package final class SheetResponder: HTTPResponder {
         do {
             let (matched, id) = try Self.match(request.head)
             route = matched
-            if let id { slot.trace?.sessionID = id }
+            if let id { slot.sessionID = id }
             if apiKey != nil || configuration.sessionTokens, request.method != "OPTIONS" {
                 try authorize(route, id: id, request)
             }
@@ -94,7 +94,7 @@ package final class SheetResponder: HTTPResponder {
         _ response: inout HTTPResponse, _ head: borrowing HTTPRequestHead, route: Route, nanoseconds: Int64,
         _ slot: TraceSlot
     ) {
-        if let id = slot.trace?.id { response.headers.appendKeepingVetted(name: "X-Request-Id", value: id) }
+        if slot.isAnswering { response.headers.appendKeepingVetted(name: "X-Request-Id", value: slot.id) }
         if accessLog.isOn {
             let bytes: Int? =
                 switch response.body {
