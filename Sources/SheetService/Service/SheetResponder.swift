@@ -134,6 +134,6 @@ package final class SheetResponder: HTTPResponder {
                 detail: "\(route.template) takes \(path.methods.joined(separator: ", ")), not \(method)",
                 headers: [("Allow", (path.methods + ["OPTIONS"]).joined(separator: ", "))])
         }
-        return try handler(self, RouteRow.Call(request: request, id: id ?? ""))
+        return try handler(self, request, id ?? "")
     }
 }
