@@ -63,7 +63,10 @@ struct HeadReader {
             }
         }
         head.contentLength = reader.declaredLength
-        return (head, reader.refusal(version: version, maxBodyBytes: maxBodyBytes, chunkedBodies: chunkedBodies))
+        let refusal = reader.refusal(version: version, maxBodyBytes: maxBodyBytes, chunkedBodies: chunkedBodies)
+        // Moved out: returning `head` as it is copied it into the result and destroyed this one
+        // (≈ 350 instructions a request).
+        return (consume head, refusal)
     }
 
     /// What libmicrohttpd's iterator is handed: the head being filled and the reader's state.
