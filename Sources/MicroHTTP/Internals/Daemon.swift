@@ -150,7 +150,7 @@ private func requestStarted(
         return Unmanaged.passRetained(RequestState(target: target, targetLength: rawLength, deadline: nil)).toOpaque()
     }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
-    let request = RequestState(target: target, targetLength: rawLength, deadline: core.requestDeadline)
+    let request = RequestState(target: target, targetLength: rawLength, deadline: core.requestDeadlineNanoseconds)
     core.inFlight.add(1, ordering: .relaxed)
     if let connection { core.headWatch?.enter(request, socket: cmhd_connection_fd(connection)) }
     return Unmanaged.passRetained(request).toOpaque()
