@@ -6,12 +6,12 @@
 
 /// The monotonic clock that goes on while the machine sleeps (`ContinuousClock`'s on Linux,
 /// CLOCK_BOOTTIME), read straight as nanoseconds: for the request deadline's checks, made twice
-/// for every request. `ContinuousClock.now` builds its `Duration` from the same reading with
-/// 128-bit multiplications: ≈ 250 instructions a read, against ≈ 40 here.
-enum BootClock {
+/// for every request, and a request's latency. `ContinuousClock.now` builds its `Duration` from
+/// the same reading with 128-bit multiplications: ≈ 250 instructions a read, against ≈ 40 here.
+package enum BootClock {
     /// Nanoseconds since an arbitrary, fixed point (the boot, on Linux).
     @inline(__always)
-    static func nanoseconds() -> Int64 {
+    package static func nanoseconds() -> Int64 {
         var now = timespec()
         #if canImport(Glibc)
             clock_gettime(CLOCK_BOOTTIME, &now)
@@ -21,8 +21,8 @@ enum BootClock {
         return Int64(now.tv_sec) &* 1_000_000_000 &+ Int64(now.tv_nsec)
     }
 
-    /// `duration` in nanoseconds (a request deadline: seconds, far from overflowing).
-    static func nanoseconds(of duration: Duration) -> Int64 {
+    /// `duration` in nanoseconds, truncated (a request deadline, a latency: far from overflowing).
+    package static func nanoseconds(of duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }

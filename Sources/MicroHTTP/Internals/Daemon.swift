@@ -283,7 +283,9 @@ private func handleAccess(
         let body = request.body
         request.body = []
         let response = core.responder.respond(
-            to: HTTPRequest(head: consume head, body: body, receivedAt: request.receivedAt))
+            to: HTTPRequest(
+                head: consume head, body: body, receivedAt: request.receivedAt,
+                receivedNanoseconds: request.receivedNanoseconds))
         return answer(response, closing: false, request, on: connection, core: core)
 
     case .discardingBody(let allowance):

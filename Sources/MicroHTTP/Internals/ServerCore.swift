@@ -146,6 +146,8 @@ final class RequestState: @unchecked Sendable {
     @exclusivity(unchecked) var body: [UInt8] = []
     /// When the request line was parsed (this object is made right then).
     let receivedAt: ContinuousClock.Instant
+    /// The same instant in `BootClock` nanoseconds.
+    let receivedNanoseconds: Int64
     /// When the request must have arrived whole, in `BootClock` nanoseconds (nil: no deadline);
     /// computed once, so that the checks compare two integers.
     let deadline: Int64?
@@ -164,6 +166,8 @@ final class RequestState: @unchecked Sendable {
         self.target = target
         self.targetLength = targetLength
         self.receivedAt = .now
-        self.deadline = deadline.map { BootClock.nanoseconds() &+ $0 }
+        let now = BootClock.nanoseconds()
+        self.receivedNanoseconds = now
+        self.deadline = deadline.map { now &+ $0 }
     }
 }

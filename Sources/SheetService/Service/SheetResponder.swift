@@ -81,8 +81,7 @@ package final class SheetResponder: HTTPResponder {
             response = problemResponse(Problem(status: 500, code: "internal", detail: "\(error)"), origin: nil)
         }
         addCORS(&response.headers, origin: origin)
-        let (seconds, attoseconds) = (ContinuousClock.now - request.receivedAt).components
-        let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        let nanoseconds = BootClock.nanoseconds() - request.receivedNanoseconds
         metrics.record(route: route, status: response.status, nanoseconds: nanoseconds)
         finish(&response, request.head, route: route, nanoseconds: nanoseconds, slot)
         return response
