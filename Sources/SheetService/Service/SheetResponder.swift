@@ -87,13 +87,16 @@ package final class SheetResponder: HTTPResponder {
         return response
     }
 
+    /// The name of the request id's field, found a token once.
+    static let requestIDName = HTTPHeaders.TokenName("X-Request-Id")!
+
     /// What every answer gets on its way out, `respond`'s and `screen`'s refusals alike: the
     /// request id echoed, the access-log line (when on), and a line for a failure.
     func finish(
         _ response: inout HTTPResponse, _ head: borrowing HTTPRequestHead, route: Route, nanoseconds: Int64,
         _ slot: TraceSlot
     ) {
-        if slot.isAnswering { response.headers.appendKeepingVetted(name: "X-Request-Id", value: slot.id) }
+        if slot.isAnswering { response.headers.appendKeepingVetted(Self.requestIDName, value: slot.id) }
         if accessLog.isOn {
             let bytes: Int? =
                 switch response.body {
