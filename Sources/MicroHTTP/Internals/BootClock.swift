@@ -7,7 +7,8 @@
 /// The monotonic clock that goes on while the machine sleeps (`ContinuousClock`'s on Linux,
 /// CLOCK_BOOTTIME), read straight as nanoseconds: for the request deadline's checks, made twice
 /// for every request, and a request's latency. `ContinuousClock.now` builds its `Duration` from
-/// the same reading with 128-bit multiplications: ≈ 250 instructions a read, against ≈ 40 here.
+/// the same reading with 128-bit multiplications: a deadline check with instants cost ≈ 260
+/// instructions, with this ≈ 30.
 package enum BootClock {
     /// Nanoseconds since an arbitrary, fixed point (the boot, on Linux).
     @inline(__always)

@@ -122,7 +122,7 @@ struct RequestTrace: Sendable {
 ///
 /// The trace's parts are fields of their own, set in place as the request goes (`begin`, the
 /// session id once routed, `end`): a `RequestTrace?` here was built, copied in and destroyed
-/// whole on every request (≈ 600 instructions a request, more than the id it carries). Only one
+/// whole on every request (≈ 690 instructions a request, more than the id it carries). Only one
 /// thread touches a slot, hence no run-time exclusivity checks.
 final class TraceSlot {
     /// Whether the thread is answering a request: the fields below are its trace.
