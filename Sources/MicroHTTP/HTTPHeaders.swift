@@ -209,16 +209,18 @@ public struct HTTPHeaders: @unchecked Sendable, Sequence, ExpressibleByDictionar
 
     /// `appendKeepingVetted(name:value:)` for a name known to be a token.
     package mutating func appendKeepingVetted(_ name: TokenName, value: String) {
+        var value = value
+        value.withUTF8 { appendKeepingVetted(name, value: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The same with the value's bytes (a value made for the field alone need not be a String).
+    package mutating func appendKeepingVetted(_ name: TokenName, value: UnsafeRawBufferPointer) {
         let wasVetted = isVetted
         var name = name.text
-        var value = value
         name.withUTF8 { n in
-            value.withUTF8 { v in
-                let value = UnsafeRawBufferPointer(v)
-                append(name: UnsafeRawBufferPointer(n), value: value)
-                if wasVetted, Self.isFieldValue(value) {
-                    storage.withUnsafeMutablePointerToHeader { $0.pointee.vetted = true }
-                }
+            append(name: UnsafeRawBufferPointer(n), value: value)
+            if wasVetted, Self.isFieldValue(value) {
+                storage.withUnsafeMutablePointerToHeader { $0.pointee.vetted = true }
             }
         }
     }

@@ -28,12 +28,12 @@ struct RequestTrace: Sendable {
     /// `$request_id` 32; longer is someone else's format, or an attack on the log).
     static let maxIDBytes = 128
 
-    /// The request id of a request with this head: its X-Request-Id when that is sane, else one
-    /// made here. (MicroHTTP kept the first X-Request-Id in its one pass over the fields; the
-    /// first decides: a later one does not replace a bad first one.)
-    static func id(of head: borrowing HTTPRequestHead) -> String {
+    /// The request id of a request with this head when it is the client's: its X-Request-Id
+    /// when that is sane, else nil (one is made here). MicroHTTP kept the first X-Request-Id in
+    /// its one pass over the fields; the first decides: a later one does not replace a bad first.
+    static func clientID(of head: borrowing HTTPRequestHead) -> String? {
         guard var requestID = head.requestID, requestID.withUTF8({ isSaneID(UnsafeRawBufferPointer($0)) }) else {
-            return generatedID()
+            return nil
         }
         return requestID
     }
@@ -75,28 +75,39 @@ struct RequestTrace: Sendable {
     }
 
     /// A request id unique in this process: 8 hex digits drawn once at start-up (so ids of two
-    /// processes rarely collide), "-", and a counter in hex. Up to 15 bytes (a counter below
-    /// 16^6) it is a small String, stored inline: no allocation.
-    static func generatedID() -> String {
-        var n = counter.wrappingAdd(1, ordering: .relaxed).oldValue
+    /// processes rarely collide), "-", and `number`, the next value of a counter
+    /// (`nextNumber()`), in hex. Up to 15 bytes (a counter below 16^6) it is a small String,
+    /// stored inline: no allocation.
+    static func generatedID(_ number: UInt64) -> String {
+        withGeneratedID(number) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The next number for a generated id.
+    static func nextNumber() -> UInt64 { counter.wrappingAdd(1, ordering: .relaxed).oldValue }
+
+    /// Calls `body` with the bytes of `generatedID(number)`, written on the stack: an answer's
+    /// `X-Request-Id` is written from them, and no String is made unless a log line asks for the
+    /// id (making one validates the bytes: ≈ 280 instructions a request).
+    static func withGeneratedID<R>(_ number: UInt64, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        var n = number
         var count = 1
         while n >> (4 * UInt64(count)) != 0 { count += 1 }
-        // Written into the string's own storage (String(_:radix:) and + cost ≈ 1 % of a request).
-        return String(unsafeUninitializedCapacity: 9 + count) { buffer in
-            for (i, byte) in prefix.enumerated() { buffer[i] = byte }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 9 + 16) { buffer in
+            for i in 0..<8 { buffer[i] = prefix[i] }
+            buffer[8] = UInt8(ascii: "-")
             for i in stride(from: 8 + count, through: 9, by: -1) {
                 buffer[i] = hexDigits[Int(n & 15)]
                 n >>= 4
             }
-            return 9 + count
+            return body(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[..<(9 + count)]))
         }
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
-    /// 8 hex digits drawn once, and "-".
+    /// 8 hex digits drawn once.
     private static let prefix: [UInt8] = {
         let random = UInt32.random(in: .min ... .max)
-        return (0..<8).map { hexDigits[Int(random >> (28 - 4 * UInt32($0)) & 15)] } + [UInt8(ascii: "-")]
+        return (0..<8).map { hexDigits[Int(random >> (28 - 4 * UInt32($0)) & 15)] }
     }()
     private static let counter = Atomic<UInt64>(1)
 
@@ -127,12 +138,23 @@ struct RequestTrace: Sendable {
 final class TraceSlot {
     /// Whether the thread is answering a request: the fields below are its trace.
     @exclusivity(unchecked) private(set) var isAnswering = false
-    /// The request id echoed in `X-Request-Id`.
-    @exclusivity(unchecked) private(set) var id = ""
+    /// The request id the client gave (nil: one is generated from `number`).
+    @exclusivity(unchecked) private var clientID: String?
+    /// The number of the generated request id, when the client gave none.
+    @exclusivity(unchecked) private var number: UInt64 = 0
     @exclusivity(unchecked) private(set) var traceID: String?
     @exclusivity(unchecked) var sessionID: String?
     /// The access-log record, while its line is logged through swift-log (see `RequestTrace.access`).
     @exclusivity(unchecked) var access: AccessRecord?
+
+    /// The request id echoed in `X-Request-Id` (a generated one is made a String only here).
+    var id: String { clientID ?? RequestTrace.generatedID(number) }
+
+    /// Calls `body` with the request id's bytes (a generated id's without making a String).
+    func withIDBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        guard var clientID else { return RequestTrace.withGeneratedID(number, body) }
+        return clientID.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+    }
 
     /// The request being answered, as a value (for the log lines written meanwhile); nil between
     /// requests.
@@ -143,7 +165,8 @@ final class TraceSlot {
 
     /// A request with this head is being answered from now on.
     func begin(_ head: borrowing HTTPRequestHead) {
-        id = RequestTrace.id(of: head)
+        clientID = RequestTrace.clientID(of: head)
+        if clientID == nil { number = RequestTrace.nextNumber() }
         traceID = RequestTrace.traceID(of: head)
         sessionID = nil
         isAnswering = true
@@ -152,7 +175,7 @@ final class TraceSlot {
     /// The request is answered.
     func end() {
         isAnswering = false
-        id = ""
+        clientID = nil
         traceID = nil
         sessionID = nil
     }

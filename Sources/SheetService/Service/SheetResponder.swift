@@ -96,7 +96,9 @@ package final class SheetResponder: HTTPResponder {
         _ response: inout HTTPResponse, _ head: borrowing HTTPRequestHead, route: Route, nanoseconds: Int64,
         _ slot: TraceSlot
     ) {
-        if slot.isAnswering { response.headers.appendKeepingVetted(Self.requestIDName, value: slot.id) }
+        if slot.isAnswering {
+            slot.withIDBytes { response.headers.appendKeepingVetted(Self.requestIDName, value: $0) }
+        }
         if accessLog.isOn {
             let bytes: Int? =
                 switch response.body {
