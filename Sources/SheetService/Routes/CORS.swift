@@ -22,7 +22,7 @@ extension SheetResponder {
         var headers = HTTPHeaders()
         let methods = (allowed + ["OPTIONS"]).joined(separator: ", ")
         headers.append(name: "Allow", value: methods)
-        if let origin = request.headers["origin"], originAllowed(origin) {
+        if let origin = request.head.origin, originAllowed(origin) {
             headers.append(name: "Access-Control-Allow-Methods", value: methods)
             // The request's list is echoed only when it is a list of field names (RFC 9110 tokens,
             // commas and spaces): an empty or blank one made an empty header and a control byte an

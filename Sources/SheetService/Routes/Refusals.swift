@@ -35,9 +35,9 @@ extension SheetResponder {
         let route = matched?.0 ?? .unmatched
         metrics.record(route: route, status: response.status, nanoseconds: 0)
         let slot = TraceSlot.mine
-        slot.trace = RequestTrace(head)
-        defer { slot.trace = nil }
-        slot.trace?.sessionID = matched?.1
+        slot.begin(head)
+        defer { slot.end() }
+        slot.sessionID = matched?.1
         finish(&response, head, route: route, nanoseconds: 0, slot)
         return response
     }
