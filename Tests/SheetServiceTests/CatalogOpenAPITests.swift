@@ -64,17 +64,11 @@ private indirect enum Canonical: Equatable, CustomStringConvertible {
         }
     }
 
-    /// From an option's value.
-    init(_ value: OptionValue) {
-        switch value {
-        case .null: self = .null
-        case let .bool(b): self = .bool(b)
-        case let .number(x): self = .number(x)
-        case let .string(s): self = .string(s)
-        case let .array(items): self = .array(items.map(Canonical.init))
-        case let .object(members):
-            self = .object(Dictionary(members.map { ($0.key, Canonical($0.value)) }, uniquingKeysWith: { a, _ in a }))
-        }
+    /// From an option's value, as the service writes it (in GET /presets and every snapshot).
+    init(_ value: OptionValue) throws {
+        var w = JSONWriter(capacity: 64)
+        w.option(value)
+        self.init(try JSONReader.parse(w.takeBytes()))
     }
 
     subscript(key: String) -> Canonical? {
@@ -224,10 +218,11 @@ private func rendered(_ example: [String: Any]) throws -> Canonical {
             let option = try #require(properties[info.name] as? [String: Any], "\(name).\(info.name)")
             #expect(types(option) == Set(info.type.split(separator: "|").map(String.init)), "\(name).\(info.name) type")
             if info.hasFixedDefault {
-                let stated = Canonical(yaml: option["default"])
+                let catalog = try Canonical(info.defaultValue)
                 #expect(
-                    option["default"] != nil && stated == Canonical(info.defaultValue),
-                    "\(name).\(info.name): default should be \(Canonical(info.defaultValue))")
+                    option["default"] != nil && Canonical(yaml: option["default"]) == catalog,
+                    "\(name).\(info.name): default should be \(catalog)")
+
             } else {
                 #expect(option["default"] == nil, "\(name).\(info.name): its default follows the geometry or options")
             }
