@@ -168,7 +168,30 @@ private func rendered(_ example: [String: Any]) throws -> Canonical {
     return Canonical(try JSONReader.parse(Array("{".utf8) + profile.staticMembers + Array("}".utf8)))
 }
 
+/// A preset of GET /presets as openapi.yaml's Presets example writes it: a member a line, each
+/// value as JSON (which YAML reads as it is), an option a line.
+private func exampleLines(_ preset: JSONValue) -> String {
+    func text(_ value: JSONValue) -> String {
+        var w = JSONWriter(capacity: 256)
+        w.value(value)
+        return String(decoding: w.takeBytes(), as: UTF8.self)
+    }
+    guard case let .object(members) = preset else { return text(preset) }
+    var lines: [String] = []
+    for (i, member) in members.members.enumerated() {
+        let lead = i == 0 ? "          - " : "            "
+        if member.key == "options", case let .object(options) = member.value, !options.isEmpty {
+            lines.append(lead + "options:")
+            lines += options.members.map { "              \($0.key): \(text($0.value))" }
+        } else {
+            lines.append("\(lead)\(member.key): \(text(member.value))")
+        }
+    }
+    return lines.joined(separator: "\n")
+}
+
 @Suite struct CatalogOpenAPITests {
+
     /// `Preset` and `PresetCapability` list the catalog's names, in its order.
     @Test func enumsAreTheCatalogs() throws {
         let spec = try Spec.load()
@@ -181,7 +204,9 @@ private func rendered(_ example: [String: Any]) throws -> Canonical {
     @Test(arguments: ["Config", "Snapshot"])
     func oneSchemaPerPreset(_ suffix: String) throws {
         let spec = try Spec.load()
-        let union = try #require(spec.schema(suffix == "Config" ? "SessionConfig" : "Snapshot"))
+        let name = suffix == "Config" ? "SessionConfig" : "Snapshot"
+        let found = spec.schema(name)
+        let union = try #require(found, "openapi.yaml has no \(name)")
         let expected = PresetName.allCases.map { ref(schemaStem($0) + suffix) }
         #expect((union["oneOf"] as? [[String: String]])?.compactMap { $0["$ref"] } == expected)
         let discriminator = try #require(union["discriminator"] as? [String: Any])
@@ -197,7 +222,8 @@ private func rendered(_ example: [String: Any]) throws -> Canonical {
     @Test(arguments: PresetName.allCases)
     func configSchema(_ preset: PresetName) throws {
         let spec = try Spec.load()
-        let config = try #require(spec.schema(schemaStem(preset) + "Config"), "\(preset)")
+        let found = spec.schema(schemaStem(preset) + "Config")
+        let config = try #require(found, "openapi.yaml has no \(schemaStem(preset))Config")
         let properties = try #require(config["properties"] as? [String: Any])
         #expect((properties["preset"] as? [String: Any])?["enum"] as? [String] == [preset.rawValue])
         #expect((config["required"] as? [String])?.contains("preset") == true)
@@ -211,7 +237,8 @@ private func rendered(_ example: [String: Any]) throws -> Canonical {
     func optionsSchema(_ preset: PresetName) throws {
         let spec = try Spec.load()
         let name = schemaStem(preset) + "Options"
-        let schema = try #require(spec.schema(name), "\(name)")
+        let found = spec.schema(name)
+        let schema = try #require(found, "openapi.yaml has no \(name)")
         #expect(spec.propertyOrder(name) == preset.optionNames)
         let properties = schema["properties"] as? [String: Any] ?? [:]
         for info in preset.optionCatalog {
@@ -271,20 +298,24 @@ private func rendered(_ example: [String: Any]) throws -> Canonical {
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 
-    /// The example of GET /presets is the service's answer, exactly.
+    /// The example of GET /presets is the service's answer, exactly; a failure prints the entry
+    /// to paste.
     @Test func presetsExampleIsTheAnswer() throws {
         let spec = try Spec.load()
         let examples = (spec.document["components"] as? [String: Any])?["examples"] as? [String: Any]
         let example = try #require((examples?["Presets"] as? [String: Any])?["value"])
-        let answer = Canonical(try JSONReader.parse(Wire.presets()))
-        let stated = Canonical(yaml: example)
-        guard case let .array(served)? = answer["presets"], case let .array(listed)? = stated?["presets"] else {
+        let answer = try JSONReader.parse(Wire.presets())
+        guard case let .array(served)? = answer.object?["presets"],
+            case let .array(listed)? = Canonical(yaml: example)?["presets"]
+        else {
             Issue.record("the example has no presets array")
             return
         }
         #expect(listed.count == served.count)
         for (i, preset) in served.enumerated() {
-            #expect(i < listed.count && listed[i] == preset, "presets[\(i)] should be \(preset)")
+            #expect(
+                i < listed.count && listed[i] == Canonical(preset),
+                "components.examples.Presets.value.presets[\(i)] should be:\n\(exampleLines(preset))")
         }
     }
 
