@@ -2,7 +2,9 @@
 /// the nearest detent, removal by velocity, a rubber band past the ends, a physical spring, and
 /// the scroll hand-off to content at the top-most detent.
 enum Fluid: Preset {
+    static let summary = "Modern sheet: momentum, rubber band"
     static let constraint = ConstraintKind.top
+    static let capabilities: Set<PresetCapability> = [.scrollHandOff]
 
     /// The detents without the option: full 18 pt from the top, half at H/2, tip 69 pt high.
     static let defaultDetents: [(key: String, value: OptionValue)] = [
@@ -28,7 +30,7 @@ enum Fluid: Preset {
             OptionInfo("removalVelocity", "number", .number(5.5), "v / distance to hidden (1/s) that dismisses"),
             OptionInfo("skipDetents", "boolean", .bool(false), "let a fling pass more than one detent"),
             OptionInfo(
-                "undimmedDetent", "string", .string("tip"),
+                "undimmedDetent", "string", .string("tip"), fixed: false,
                 "largest detent with no dimming (default: the lowest visible)"),
             OptionInfo(
                 "maxDimAlpha", "number", .number(0.3), "dimmer alpha at and above the detent over the undimmed one"),
@@ -141,7 +143,7 @@ enum Fluid: Preset {
             motions: [MotionRule([], .spring(response: response, dampingRatio: zeta))], alphaRule: .position)
         return PresetConfiguration(
             detents: detents, hiddenConstant: H, showDefault: lowestVisible,
-            dismissTarget: hideable ? hidden : lowestVisible, scrollHandOff: true, dragLaw: dragLaw,
+            dismissTarget: hideable ? hidden : lowestVisible, dragLaw: dragLaw,
             releaseLaw: releaseLaw,
             effectiveOptions: [
                 ("detents", .object(specs)), ("hideable", .bool(hideable)), ("rubberBand", .bool(rubberBand)),
