@@ -304,7 +304,7 @@ private func exampleLines(_ preset: JSONValue) -> String {
         let spec = try Spec.load()
         let examples = (spec.document["components"] as? [String: Any])?["examples"] as? [String: Any]
         let example = try #require((examples?["Presets"] as? [String: Any])?["value"])
-        let answer = try JSONReader.parse(Wire.presets())
+        let answer = try JSONReader.parse(ReplyJSON.presets())
         guard case let .array(served)? = answer.object?["presets"],
             case let .array(listed)? = Canonical(yaml: example)?["presets"]
         else {

@@ -1,5 +1,5 @@
 // The drag and release laws as clients get them: generated options and geometries of every preset,
-// the laws and each drag's segment rendered by the service's own writer (Wire) and read back with
+// the laws and each drag's segment rendered by the service's own writer (ReplyJSON) and read back with
 // JSONReader, evaluated by the small clients (DragLawClient.swift, ReleaseLawClient.swift), must
 // give exactly the constant, dimmer alpha and progress `SheetSession.handle` gives, and the snap
 // and animation of `ended` and `cancelled`.
