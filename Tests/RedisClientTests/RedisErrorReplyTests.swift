@@ -119,7 +119,7 @@ extension RedisIntegration {
         /// writes again it holds every key's last value (0 lost).
         @Test(arguments: 0..<faults.count) func temporaryRefusalsAreRetriedUntilRedisTakesThem(row: Int) throws {
             let fault = Self.faults[row]
-            let admin = try RedisConnection(endpoint: server.endpoint(), role: .any)
+            let admin = try RedisConnection(endpoint: server.endpoint(), timeout: 30, role: .any)
             let writer = RedisWriter(connection: try RedisConnection(endpoint: server.endpoint()))
             defer { writer.close() }
             writer.set("before", [1], ttlSeconds: nil)
@@ -170,7 +170,7 @@ extension RedisIntegration {
         /// counted by code, the waiting creation told it failed, never retried, and Redis does not
         /// have it.
         @Test func finalRefusalsAreCountedByCodeAndNotRetried() throws {
-            let admin = try RedisConnection(endpoint: server.endpoint(), role: .any)
+            let admin = try RedisConnection(endpoint: server.endpoint(), timeout: 30, role: .any)
             let writer = RedisWriter(connection: try RedisConnection(endpoint: server.endpoint()))
             defer { writer.close() }
             let cases: [(key: String, ttl: Int?, code: String, before: [String], after: [String])] = [
@@ -223,7 +223,7 @@ extension RedisIntegration {
         @Test func aReplicaIsNeverWrittenTo() throws {
             // Syncing its replica at once, not after the default 5 s wait for more replicas.
             let other = try RedisServer(arguments: ["--repl-diskless-sync-delay", "0"])
-            let admin = try RedisConnection(endpoint: server.endpoint(), role: .any)
+            let admin = try RedisConnection(endpoint: server.endpoint(), timeout: 30, role: .any)
             let writer = RedisWriter(connection: try RedisConnection(endpoint: server.endpoint()))
             defer { writer.close() }
             writer.set("before", [1], ttlSeconds: nil)
@@ -262,7 +262,7 @@ extension RedisIntegration {
             let buses = [String(try freeLoopbackPort()), String(try freeLoopbackPort())]
             let first = try RedisServer(arguments: ["--cluster-enabled", "yes", "--cluster-port", buses[0]])
             let second = try RedisServer(arguments: ["--cluster-enabled", "yes", "--cluster-port", buses[1]])
-            let admin = try RedisConnection(endpoint: first.endpoint(), role: .any)
+            let admin = try RedisConnection(endpoint: first.endpoint(), timeout: 30, role: .any)
             func text(_ arguments: String...) throws -> String {
                 guard case .bulk(let bytes) = try admin.command(arguments) else { return "" }
                 return String(decoding: bytes, as: UTF8.self)
