@@ -17,6 +17,15 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// For `redis+sentinel://`: the group's name and its Sentinels, asked for the primary on every
     /// connect; nil for a server named directly.
     public let sentinel: Sentinel?
+    /// The ACL user and password sent with AUTH after connecting (`redis://user:password@host`,
+    /// or `redis://:password@host` for the default user); nil: no AUTH. Never in `description`.
+    public let credentials: Credentials?
+
+    /// A user name (nil: Redis's `default` user) and its password, percent-decoded from the URL.
+    public struct Credentials: Sendable, Hashable {
+        public let user: String?
+        public let password: String
+    }
 
     /// The Sentinels of a group and its name (`sentinel monitor <name> …` in their configuration).
     public struct Sentinel: Sendable, Hashable {
@@ -29,8 +38,9 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// Parses `redis://host[:port][/db]`: the port defaults to 6379 and the database to 0; an IPv6
     /// address goes in brackets (`redis://[::1]:6379`). Or `redis+sentinel://host[:port][,host[:port]…]/name[/db]`:
     /// one or more Sentinels (port 26379 by default) and the name of the group they monitor.
-    /// Anything else (another scheme, a password, a query, a port out of range, a Sentinel URL
-    /// without a name) is a `.invalidArgument` error saying what is wrong.
+    /// A `user:password@` (or `:password@`) before the host is sent with AUTH. Anything else
+    /// (another scheme, a query, a port out of range, a Sentinel URL without a name) is a
+    /// `.invalidArgument` error saying what is wrong.
     public init(url: String) throws(RedisError) {
         func invalid(_ problem: String) -> RedisError {
             RedisError(
@@ -52,9 +62,21 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
         }
         let rest = url[separator.upperBound...]
         if rest.contains("?") || rest.contains("#") { throw invalid("a query or fragment is not supported") }
-        let authority = rest.prefix { $0 != "/" }
+        var authority = rest.prefix { $0 != "/" }
         var path = rest[authority.endIndex...]
-        if authority.contains("@") { throw invalid("a user name or password is not supported") }
+        var credentials: Credentials?
+        if let at = authority.lastIndex(of: "@") {
+            // userinfo (RFC 3986 §3.2.1): "user:password" or ":password", each percent-encoded.
+            let userinfo = authority[..<at]
+            authority = authority[authority.index(after: at)...]
+            guard let colon = userinfo.firstIndex(of: ":") else {
+                throw invalid("a user name without a password (redis://user:password@host)")
+            }
+            guard let user = Self.percentDecoded(userinfo[..<colon]),
+                let password = Self.percentDecoded(userinfo[userinfo.index(after: colon)...]), !password.isEmpty
+            else { throw invalid("the user name or password is empty or badly percent-encoded") }
+            credentials = Credentials(user: user.isEmpty ? nil : user, password: password)
+        }
 
         if scheme == "redis+sentinel" {
             let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
@@ -73,11 +95,35 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
             }
             self.init(
                 host: sentinels[0].host, port: sentinels[0].port, database: database,
-                sentinel: Sentinel(name: String(name), sentinels: sentinels))
+                sentinel: Sentinel(name: String(name), sentinels: sentinels), credentials: credentials)
             return
         }
         let (host, port) = try Self.hostAndPort(authority, defaultPort: Self.defaultPort, invalid)
-        self.init(host: host, port: port, database: try Self.database(path, invalid), sentinel: nil)
+        self.init(
+            host: host, port: port, database: try Self.database(path, invalid), sentinel: nil, credentials: credentials)
+    }
+
+    /// `text` percent-decoded (UTF-8), nil when an escape is malformed.
+    private static func percentDecoded(_ text: Substring) -> String? {
+        var bytes: [UInt8] = []
+        var i = text.utf8.startIndex
+        let utf8 = text.utf8
+        while i != utf8.endIndex {
+            let byte = utf8[i]
+            if byte == UInt8(ascii: "%") {
+                let h = utf8.index(after: i)
+                guard h != utf8.endIndex, utf8.index(after: h) != utf8.endIndex,
+                    let value = UInt8(
+                        String(decoding: [utf8[h], utf8[utf8.index(after: h)]], as: UTF8.self), radix: 16)
+                else { return nil }
+                bytes.append(value)
+                i = utf8.index(i, offsetBy: 3)
+            } else {
+                bytes.append(byte)
+                i = utf8.index(after: i)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
     }
 
     /// The host and port of `authority` ("host[:port]", "[v6][:port]"), `defaultPort` when none is given.
@@ -131,25 +177,28 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
         return number
     }
 
-    private init(host: String, port: Int, database: Int, sentinel: Sentinel?) {
+    private init(host: String, port: Int, database: Int, sentinel: Sentinel?, credentials: Credentials? = nil) {
         self.host = host
         self.port = port
         self.database = database
         self.sentinel = sentinel
+        self.credentials = credentials
     }
 
     /// The server at `host`:`port` with this endpoint's database: where a Sentinel says the
     /// primary is.
     func server(host: String, port: Int) -> RedisEndpoint {
-        RedisEndpoint(host: host, port: port, database: database, sentinel: nil)
+        RedisEndpoint(host: host, port: port, database: database, sentinel: nil, credentials: credentials)
     }
 
     /// The URL form, e.g. "redis://127.0.0.1:6379/0" or
     /// "redis+sentinel://10.0.0.1:26379,10.0.0.2:26379/sessions/0" (parses back to an equal endpoint).
     public var description: String {
-        guard let sentinel else { return "redis://\(address)/\(database)" }
+        // The password never: descriptions go to logs.
+        let userinfo = credentials.map { "\($0.user ?? ""):[redacted]@" } ?? ""
+        guard let sentinel else { return "redis://\(userinfo)\(address)/\(database)" }
         return
-            "redis+sentinel://\(sentinel.sentinels.map(\.address).joined(separator: ","))/\(sentinel.name)/\(database)"
+            "redis+sentinel://\(userinfo)\(sentinel.sentinels.map(\.address).joined(separator: ","))/\(sentinel.name)/\(database)"
     }
 
     /// "host:port", with an IPv6 address in brackets, or "the primary of <name>" for a Sentinel

@@ -100,6 +100,12 @@ struct Serve: ParsableCommand {
 
     @Option(
         help:
+            "What every key and channel in the store starts with; deployments sharing a Redis give each its own (SHEETD_STORE_PREFIX)."
+    )
+    var storePrefix = env("SHEETD_STORE_PREFIX") ?? defaults.storePrefix
+
+    @Option(
+        help:
             "Seconds a request waits for the store at most; creations, replacements and deletions wait for their write, and past this answer 503 (SHEETD_STORE_DEADLINE)."
     )
     var storeDeadline: Double = env("SHEETD_STORE_DEADLINE").flatMap(Double.init) ?? defaults.storeDeadline
@@ -159,6 +165,9 @@ struct Serve: ParsableCommand {
                 "--store must be memory, redis://host:port[/db] or redis+sentinel://host:port,…/name[/db], not \(store)"
             )
         }
+        guard (1...64).contains(storePrefix.utf8.count), !storePrefix.contains(where: { $0.isWhitespace }) else {
+            throw ValidationError("--store-prefix must be 1 to 64 bytes without white space, not \"\(storePrefix)\"")
+        }
         guard storeDeadline >= 0.01, storeDeadline <= 60 else {
             throw ValidationError("--store-deadline must be 0.01 to 60 seconds, not \(storeDeadline)")
         }
@@ -199,6 +208,7 @@ struct Serve: ParsableCommand {
             .filter { !$0.isEmpty }
         config.store = store == "memory" ? nil : store
         config.storeDeadline = storeDeadline
+        config.storePrefix = storePrefix
         config.storeBacklogBytes = storeBacklog << 20
 
         let server = try SheetServer(configuration: config, logger: logger)

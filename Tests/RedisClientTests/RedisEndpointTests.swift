@@ -62,6 +62,29 @@ extension RedisIntegration {
             #expect(try RedisEndpoint(url: "redis://h").sentinel == nil)
         }
 
+        @Test func credentialsAreReadAndNeverDescribed() throws {
+            let cases: [(url: String, user: String?, password: String, description: String)] = [
+                // The default user: a password alone.
+                (":s3cret@localhost", nil, "s3cret", "redis://:[redacted]@localhost:6379/0"),
+                // An ACL user and its password, percent-decoded.
+                (
+                    "sheetd:p%40ss%3Aword@10.0.0.5:6380/2", "sheetd", "p@ss:word",
+                    "redis://sheetd:[redacted]@10.0.0.5:6380/2"
+                ),
+                // Through Sentinel: the primary is authenticated with them.
+                ("u:pw@s1,s2/main", "u", "pw", "redis+sentinel://u:[redacted]@s1:26379,s2:26379/main/0"),
+            ]
+            for row in cases {
+                let scheme = row.url.contains(",") ? "redis+sentinel://" : "redis://"
+                let endpoint = try RedisEndpoint(url: scheme + row.url)
+                #expect(endpoint.credentials?.user == row.user, "\(row.url)")
+                #expect(endpoint.credentials?.password == row.password, "\(row.url)")
+                // The rule: no password in a description (they go to logs).
+                #expect(endpoint.description == row.description, "\(row.url)")
+                #expect(!endpoint.description.contains(row.password))
+            }
+        }
+
         @Test func rejectsBadURLsSayingWhy() {
             let cases: [(url: String, because: String)] = [
                 // Nothing at all.
@@ -94,8 +117,12 @@ extension RedisIntegration {
                 ("redis://localhost/-1", "database \"-1\""),
                 // More path after the database.
                 ("redis://localhost/1/2", "database \"1/2\""),
-                // A password in the URL (AUTH is not supported).
-                ("redis://:secret@localhost", "password is not supported"),
+                // A user name without a password.
+                ("redis://someone@localhost", "without a password"),
+                // An empty password.
+                ("redis://someone:@localhost", "empty or badly percent-encoded"),
+                // A broken percent-escape in the password.
+                ("redis://:se%zzcret@localhost", "empty or badly percent-encoded"),
                 // A query string.
                 ("redis://localhost?db=1", "query"),
                 // An IPv6 address must be bracketed.

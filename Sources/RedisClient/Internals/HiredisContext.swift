@@ -41,6 +41,15 @@ final class HiredisContext {
         let connection = try open(endpoint, timeout: timeout)
         try connection.setTimeout()
         try connection.enableKeepAlive()
+        if let credentials = endpoint.credentials {
+            let auth = RedisCommand.text(["AUTH"] + (credentials.user.map { [$0] } ?? []) + [credentials.password])
+            if case .error(let message) = try connection.pipeline([auth])[0] {
+                // The reply names no secret ("WRONGPASS invalid username-password pair …"). Not final:
+                // writes stay queued (and retried) while an operator puts the password right.
+                let refusal = RedisError.replied(message, to: "AUTH", by: endpoint)
+                throw RedisError(.unavailable, function: "AUTH", reason: refusal.reason, code: refusal.code)
+            }
+        }
         if endpoint.database != 0 {
             let select = RedisCommand.text(["SELECT", String(endpoint.database)])
             if case .error(let message) = try connection.pipeline([select])[0] {

@@ -65,6 +65,9 @@ public struct ServiceConfiguration: Sendable {
     /// carries on with it. A creation,
     /// replacement or deletion is acknowledged once Redis has it; events are written behind.
     public var store: String?
+    /// What every key and channel sheetd uses in the store starts with: deployments that share a
+    /// Redis give each its own.
+    public var storePrefix = "sheetd:"
     /// Seconds a request waits for the store at most (a load, or the write a creation,
     /// replacement or deletion waits for); past it the answer is 503 `store-unavailable`.
     public var storeDeadline: Double = 1

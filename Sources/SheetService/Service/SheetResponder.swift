@@ -52,7 +52,7 @@ package final class SheetResponder: HTTPResponder {
         self.apiKey = configuration.apiKey.map { Array($0.utf8) }
         self.store = try configuration.store.map { url in
             try RedisSessionStore(
-                url: url, ttlSeconds: Int(configuration.sessionTTL.rounded(.up)),
+                url: url, prefix: configuration.storePrefix, ttlSeconds: Int(configuration.sessionTTL.rounded(.up)),
                 deadline: configuration.storeDeadline, backlogBytes: configuration.storeBacklogBytes, logger: logger)
         }
         self.pacer = FramePacer(clock: clock, keepAliveInterval: configuration.keepAliveInterval)
