@@ -12,8 +12,9 @@ The manifest (docs/TESTING.md), one row a line, `#` starts a comment:
 
 TIER is `fast` (the developer's few minutes) or `full` (CI runs every tier). LOAD is what the check
 asks of the machine's cores: `wait` (mostly sleeping on sockets and timers), `core` (one busy core) or
-`all` (every core: it runs beside waiting checks only). Checks start in manifest order as their load
-fits (at most --jobs at once; the cores are os.cpu_count()); each one's output goes to
+`all` (every core). Checks start in manifest order as their load fits: at most --jobs at once, and
+busy ones up to one core more than os.cpu_count() (so two `all` checks never overlap, one `core` check
+may run beside an `all` one); each one's output goes to
 .build/test/NAME.log, and the runner prints one line when it ends (the tail of its log when it failed).
 
 The closing line counts as scripts/test always did, over the checks' output in manifest order: the
@@ -144,8 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tier", choices=TIERS, default="full", help="fast: the fast tier only; full: every check")
     parser.add_argument("--fast", action="store_const", const="fast", dest="tier", help="the same as --tier fast")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="these checks only (any tier)")
-    parser.add_argument("--jobs", type=int, default=int(os.environ.get("SHEETD_TEST_JOBS", "4")),
-                        help="checks running at once (default 4, or $SHEETD_TEST_JOBS; 1: one after another)")
+    parser.add_argument("--jobs", type=int, default=int(os.environ.get("SHEETD_TEST_JOBS", "6")),
+                        help="checks running at once (default 6, or $SHEETD_TEST_JOBS; 1: one after another)")
     args = parser.parse_args(argv)
     manifest = read_manifest(args.manifest)
 
@@ -207,10 +208,12 @@ def main(argv: list[str] | None = None) -> int:
         return sum(cores if LOADS[c.load] is None else LOADS[c.load] for c in running)
 
     def fits(c: Check) -> bool:
+        # One core more than the machine has: a busy check is rarely busy all the time, and a core
+        # left idle is time lost; two `all` checks (builds) never run together.
         if len(running) >= args.jobs:
             return False
         need = cores if LOADS[c.load] is None else LOADS[c.load]
-        return need == 0 or taken() + need <= cores
+        return need == 0 or taken() + need <= cores + 1
 
     def stop_all(signum, _frame) -> None:
         for c in running:
@@ -223,7 +226,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"== {len(selected)} checks ({'--only' if args.only else args.tier}), up to {args.jobs} at once "
           f"on {cores} cores", flush=True)
     while pending or running:
+        blocked = False  # a busy check waits for room: later busy ones do not overtake it
         for c in list(pending):
+            busy = LOADS[c.load] != 0
+            if busy and blocked:
+                continue
             if fits(c):
                 pending.remove(c)
                 c.log = os.path.join(out, f"{c.name}.log")
@@ -235,9 +242,8 @@ def main(argv: list[str] | None = None) -> int:
                                               start_new_session=True)
                 running.append(c)
                 print(f"   start {c.name} ({c.load})", flush=True)
-            elif LOADS[c.load] != 0:
-                # Keep the manifest's order among busy checks: a later one does not overtake.
-                break
+            elif busy:
+                blocked = True
         time.sleep(0.2)
         for c in list(running):
             if c.proc.poll() is None:
