@@ -49,11 +49,15 @@ sheetd_build() {
 
 # kit_venv: .build/venv with the pins and the kit; rebuilt when requirements.txt or pyproject.toml
 # change (their checksum is kept in the venv). Several scripts may ask at once: one builds, under a lock.
+# The pinned packages come from a wheelhouse outside the clone ($SHEETD_WHEELS, default
+# ~/.cache/sheetd/wheels/CHECKSUM), filled from PyPI the first time: a fresh clone (CI clones anew
+# each run) then installs without the network, in seconds rather than minutes.
 kit_venv() {
-    local venv=$KIT_ROOT/.build/venv stamp
+    local venv=$KIT_ROOT/.build/venv stamp wheels
     stamp=$(cat "$KIT_ROOT/testkit/requirements.txt" "$KIT_ROOT/testkit/pyproject.toml" | sha256sum | cut -c1-16)
+    wheels=${SHEETD_WHEELS:-$HOME/.cache/sheetd/wheels}/$(sha256sum <"$KIT_ROOT/testkit/requirements.txt" | cut -c1-16)
     if [[ "$(cat "$venv/.kit" 2>/dev/null)" != "$stamp" ]]; then
-        mkdir -p "$KIT_ROOT/.build"
+        mkdir -p "$KIT_ROOT/.build" "$(dirname "$wheels")"
         (
             flock 9
             [[ "$(cat "$venv/.kit" 2>/dev/null)" == "$stamp" ]] && exit 0
@@ -61,8 +65,17 @@ kit_venv() {
             rm -rf "$venv"
             # Debian's python3 keeps venv (ensurepip) in a package of its own.
             python3 -m venv "$venv" >/dev/null 2>&1 || { rm -rf "$venv"; apt_install python3-venv; python3 -m venv "$venv"; }
-            "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$KIT_ROOT/testkit/requirements.txt"
-            "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps -e "$KIT_ROOT/testkit"
+            (
+                flock 8
+                if [[ ! -f $wheels/.complete ]]; then
+                    echo "kit: downloading the pinned wheels into $wheels (once per machine)" >&2
+                    rm -rf "$wheels"
+                    "$venv/bin/python" -m pip wheel -q -w "$wheels" -r "$KIT_ROOT/testkit/requirements.txt" setuptools
+                    touch "$wheels/.complete"
+                fi
+            ) 8>"$wheels.lock" || exit 1
+            "$venv/bin/python" -m pip install -q --no-index --find-links "$wheels" -r "$KIT_ROOT/testkit/requirements.txt"
+            "$venv/bin/python" -m pip install -q --no-index --find-links "$wheels" --no-deps -e "$KIT_ROOT/testkit"
             echo "$stamp" >"$venv/.kit"
         ) 9>"$KIT_ROOT/.build/venv.lock" || return 1
     fi

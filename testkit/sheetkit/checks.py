@@ -7,12 +7,13 @@ compete, counted, and closed by one line. Standard library only.
 The manifest (docs/TESTING.md), one row a line, `#` starts a comment:
 
     setup  COMMAND                                   run first, in order (installs what is missing)
-    build  NAME  COMMAND                             run once, in order, before any check that needs it
+    build  NAME  COMMAND                             run once (an `all` job) when a chosen check needs it
     check  NAME  TIER  NEEDS  LOAD  COMMAND          NEEDS: build names, comma-separated, or -
 
 TIER is `fast` (the developer's few minutes) or `full` (CI runs every tier). LOAD is what the check
 asks of the machine's cores: `wait` (mostly sleeping on sockets and timers), `core` (one busy core) or
-`all` (every core). Checks start in manifest order as their load fits: at most --jobs at once, and
+`all` (every core). Builds, then checks, start in manifest order as their load fits, a check once
+the builds it needs are made (a check whose build failed fails unrun): at most --jobs at once, and
 busy ones up to one core more than os.cpu_count() (so two `all` checks never overlap, one `core` check
 may run beside an `all` one); each one's output goes to
 .build/test/NAME.log, and the runner prints one line when it ends (the tail of its log when it failed).
@@ -30,7 +31,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import shlex
 import signal
 import subprocess
 import sys
@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     began = time.monotonic()
     timings: list[tuple[str, float, str]] = []
 
-    # 1. Setup and builds, one after the other: each uses every core, or apt's lock.
+    # 1. Setup, one after the other (apt's lock).
     for n, command in enumerate(manifest.setup):
         rc, seconds = run_serial("setup", command, os.path.join(out, f"setup-{n}.log"))
         timings.append((f"setup {n}", seconds, "ok" if rc == 0 else "FAILED"))
@@ -183,25 +183,14 @@ def main(argv: list[str] | None = None) -> int:
             print(tail(os.path.join(out, f"setup-{n}.log")), end="")
             print(f"test: setup failed ({command}): no check ran\ntest: 0 passed, 1 failed")
             return 1
-    built: list[str] = []
-    for name, command in manifest.builds.items():
-        if not any(name in c.needs for c in selected):
-            continue
-        log = os.path.join(out, f"build-{name}.log")
-        rc, seconds = run_serial(f"build {name}", command, log)
-        timings.append((f"build {name}", seconds, "ok" if rc == 0 else "FAILED"))
-        print(f"   build {name}: {'ok' if rc == 0 else 'FAILED'} in {seconds:.0f} s", flush=True)
-        if rc != 0:
-            print(tail(log), end="")
-            print(f"test: build {name} failed: no check ran\ntest: 0 passed, 1 failed")
-            return 1
-        built.append(name)
-    # The scripts build what they need through kit.sh's sheetd_build, which skips what is built here.
-    env = {**os.environ, "SHEETD_BUILT": " ".join(built)}
-
-    # 2. The checks, side by side as their load fits.
+    # 2. The builds the chosen checks need and the checks, side by side as their loads fit: a build
+    #    is an `all` job, in manifest order before the checks; a check starts once its builds are made.
+    builds = [Check(f"build-{name}", "-", [], "all", command, 0) for name, command in manifest.builds.items()
+              if any(name in c.needs for c in selected)]
+    made: list[str] = []    # builds that succeeded
+    broken: list[str] = []  # builds that failed: the checks that need them fail unrun
     cores = os.cpu_count() or 1
-    pending = list(selected)
+    pending = builds + list(selected)
     running: list[Check] = []
 
     def taken() -> int:
@@ -209,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def fits(c: Check) -> bool:
         # One core more than the machine has: a busy check is rarely busy all the time, and a core
-        # left idle is time lost; two `all` checks (builds) never run together.
+        # left idle is time lost; two `all` jobs (builds) never run together.
         if len(running) >= args.jobs:
             return False
         need = cores if LOADS[c.load] is None else LOADS[c.load]
@@ -223,11 +212,22 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGINT, stop_all)
     signal.signal(signal.SIGTERM, stop_all)
-    print(f"== {len(selected)} checks ({'--only' if args.only else args.tier}), up to {args.jobs} at once "
-          f"on {cores} cores", flush=True)
+    print(f"== {len(builds)} builds, {len(selected)} checks ({'--only' if args.only else args.tier}), up to "
+          f"{args.jobs} at once on {cores} cores", flush=True)
     while pending or running:
-        blocked = False  # a busy check waits for room: later busy ones do not overtake it
+        blocked = False  # a busy job waits for room: later busy ones do not overtake it
         for c in list(pending):
+            if any(b in broken for b in c.needs):
+                pending.remove(c)
+                c.log = os.path.join(out, f"{c.name}.log")
+                with open(c.log, "w") as log:
+                    log.write(f"not run: build {', '.join(b for b in c.needs if b in broken)} failed\n")
+                c.rc = 1
+                print(f"   FAILED {c.name}: not run, a build it needs failed", flush=True)
+                timings.append((c.name, 0.0, "FAILED"))
+                continue
+            if not all(b in made for b in c.needs):
+                continue  # its builds are not made yet
             busy = LOADS[c.load] != 0
             if busy and blocked:
                 continue
@@ -235,6 +235,8 @@ def main(argv: list[str] | None = None) -> int:
                 pending.remove(c)
                 c.log = os.path.join(out, f"{c.name}.log")
                 c.started = time.monotonic()
+                # The scripts build through kit.sh's sheetd_build, which skips what is made here.
+                env = {**os.environ, "SHEETD_BUILT": " ".join(made)}
                 with open(c.log, "wb") as log:
                     # A process group of its own: stopped as a whole if this run is interrupted.
                     c.proc = subprocess.Popen(["bash", "-c", c.command], cwd=ROOT, env=env, stdout=log,
@@ -253,6 +255,8 @@ def main(argv: list[str] | None = None) -> int:
             text = open(c.log, "rb").read().decode(errors="replace")
             reported = failures_reported(text)
             ok = c.rc == 0 and reported == 0
+            if c in builds:
+                (made if ok else broken).append(c.name[len("build-"):])
             got = counted(text)
             figure = got["others"] + got["load"] + got["swift"] + got["xctest"]
             print(f"   {'ok    ' if ok else 'FAILED'} {c.name} in {c.seconds:.0f} s ({figure} counted)"
@@ -263,8 +267,8 @@ def main(argv: list[str] | None = None) -> int:
 
     # 3. The count, over the outputs in manifest order, and the verdict.
     whole = ""
-    failed_checks = []
-    failures = 0
+    failed_checks = [f"build-{b}" for b in broken]
+    failures = len(broken)
     per_check = []
     for c in selected:
         text = open(c.log, "rb").read().decode(errors="replace")
