@@ -280,8 +280,9 @@ class Sheetd(Process):
     def launch(self) -> "Sheetd":
         """Starts the process only (wait_ready waits for it)."""
         self._log_path = self.log if isinstance(self.log, str) else None
-        # Port 0 unless told: the bound port is read from the log line, or else from /proc.
-        self._find_port = self.port is None and "--port" not in self.flags
+        # Port 0 unless told (here or in the flags): the bound port is read from the log line, or
+        # else from /proc.
+        self._find_port = self.port is None
         self._read_log = self._find_port and self._log_path is not None and self._log_level() in PRINTS_PORT
         command = self.prefix + [self.binary] + self.flags
         if "--host" not in self.flags:
