@@ -14,14 +14,22 @@ extension SheetResponder {
         // key when there is one, and otherwise is open as POST is). Fail closed: a session whose
         // existence cannot be established (the store unreachable or refilling) is never taken for
         // absent; the store's 503 is the answer, and nothing changes.
-        if configuration.sessionTokens, let id, let box = try accessCopy(id, method: request.method),
-            let token = box.token
-        {
-            if let presented, Self.equalInConstantTime(presented, Array(token.utf8)) { return }
-            throw Problem.unauthorized(
-                presented == nil
-                    ? "this session needs its token: send Authorization: Bearer <token> (the token came with the session's creation)"
-                    : "the token does not open this session", invalid: presented != nil)
+        if configuration.sessionTokens, let id {
+            let box = try accessCopy(id, method: request.method)
+            // A session made before tokens were on has none: only the API key opens it (open, it
+            // could be claimed by anyone who learns its id).
+            if let box, let token = box.token, let presented, Self.equalInConstantTime(presented, Array(token.utf8)) {
+                return
+            }
+            // A PUT of an id nobody holds creates it (the key's check below); any other request for
+            // it is refused as one for a session held by someone else is: the refusal does not tell
+            // a stranger which ids exist.
+            if box != nil || request.method != "PUT" {
+                throw Problem.unauthorized(
+                    presented == nil
+                        ? "this session needs its token: send Authorization: Bearer <token> (the token came with the session's creation)"
+                        : "the token does not open this session", invalid: presented != nil)
+            }
         }
         guard apiKey != nil else { return }
         throw Problem.unauthorized(
@@ -44,11 +52,11 @@ extension SheetResponder {
     }
 
     /// Whether the request's credential opens `box`: its token, or the API key (a session without
-    /// a token, made before tokens were on, is open).
+    /// a token, made before tokens were on, opens with the key only).
     func opens(_ box: SessionBox, _ request: HTTPRequest) -> Bool {
-        guard let token = box.token else { return true }
         guard let presented = Self.bearer(request, route: .unmatched) else { return false }
         if let apiKey, Self.equalInConstantTime(presented, apiKey) { return true }
+        guard let token = box.token else { return false }
         return Self.equalInConstantTime(presented, Array(token.utf8))
     }
 
