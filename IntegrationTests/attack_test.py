@@ -312,12 +312,17 @@ def probe_stream_lockout(via_nginx: bool = False) -> None:
     --proxy-flags, the trusted-proxy setting the issue asks for)."""
     limit = 1020 if ARGS.long else ARGS.short_connection_limit
     flags = ["--log-level", "warning"] + ([] if ARGS.long else ["--connection-limit", str(limit)])
-    if via_nginx:
-        flags += ARGS.proxy_flags.split()
     count = limit + 10
     tag = " through nginx" if via_nginx else ""
     with Fixture("stream-lockout" + ("-nginx" if via_nginx else "")) as fx:
-        direct = fx.sheetd(flags)
+        try:
+            direct = fx.sheetd(flags + (ARGS.proxy_flags.split() if via_nginx else []))
+        except RuntimeError as e:
+            # A sheetd without the proposed trusted-proxy flag: the attack is judged all the same.
+            if not (via_nginx and "Unknown option" in str(e)):
+                raise
+            tag += f" (sheetd does not know {ARGS.proxy_flags!r}: run without it)"
+            direct = fx.sheetd(flags)
         s = direct
         if via_nginx:
             port = free_ports(1)[0]
