@@ -124,11 +124,18 @@ def read_response(sock: socket.socket, deadline: float) -> tuple[int, dict[str, 
     return status, headers, rest
 
 
+# Client addresses: the attacker and the other client of the lock-out probes come from addresses of
+# their own on loopback (sheetd listens on 127.0.0.1; any 127/8 source reaches it), so that a limit
+# per client address tells them apart as it would tell two hosts apart.
+ATTACKER, BYSTANDER = "127.0.0.2", "127.0.0.3"
+
+
 def http(port: int, method: str, target: str | bytes, headers: dict[str, str] | None = None,
-         body: bytes | dict | None = None, timeout: float = 5) -> tuple[int, dict[str, str], bytes]:
+         body: bytes | dict | None = None, timeout: float = 5, source: str | None = None
+         ) -> tuple[int, dict[str, str], bytes]:
     """One request on its own connection; (0, {}, b"") when nothing was answered in time."""
     try:
-        with socket.create_connection((HOST, port), timeout) as s:
+        with socket.create_connection((HOST, port), timeout, (source, 0) if source else None) as s:
             s.sendall(build_request(method, target, headers, body))
             return read_response(s, time.monotonic() + timeout)
     except OSError:
@@ -146,9 +153,10 @@ def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def timed(port: int, method: str, target: str, headers=None, body=None, timeout: float = 5) -> tuple[int, float]:
+def timed(port: int, method: str, target: str, headers=None, body=None, timeout: float = 5,
+          source: str | None = None) -> tuple[int, float]:
     t0 = time.perf_counter()
-    status, _, _ = http(port, method, target, headers, body, timeout)
+    status, _, _ = http(port, method, target, headers, body, timeout, source)
     return status, time.perf_counter() - t0
 
 
@@ -160,10 +168,10 @@ def p99(values: list[float]) -> float:
 
 
 def open_stream(port: int, target: str, headers: dict[str, str] | None = None,
-                timeout: float = 5) -> tuple[socket.socket | None, int, bytes]:
+                timeout: float = 5, source: str | None = None) -> tuple[socket.socket | None, int, bytes]:
     """A frame stream: (the socket, its status, the bytes after the head)."""
     try:
-        s = socket.create_connection((HOST, port), timeout)
+        s = socket.create_connection((HOST, port), timeout, (source, 0) if source else None)
     except OSError:
         return None, 0, b""
     s.sendall(build_request("GET", target, headers, close=False))
@@ -328,14 +336,14 @@ def probe_stream_lockout(via_nginx: bool = False) -> None:
             port = free_ports(1)[0]
             fx.proxy("nginx", port, [direct.port])
             s = argparse.Namespace(port=port, alive=direct.alive)
-        own = as_json(http(s.port, "POST", "/sessions", body={"preset": "facebook"})[2])["id"]
-        other = as_json(http(s.port, "POST", "/sessions", body={"preset": "twitter"})[2])["id"]
+        own = as_json(http(s.port, "POST", "/sessions", body={"preset": "facebook"}, source=ATTACKER)[2])["id"]
+        other = as_json(http(s.port, "POST", "/sessions", body={"preset": "twitter"}, source=BYSTANDER)[2])["id"]
 
         def sample(n: int) -> tuple[list[float], int]:
             times, failed = [], 0
             for i in range(n):
                 path = "/healthz" if i % 2 == 0 else f"/sessions/{other}"
-                status, dt = timed(s.port, "GET", path, timeout=3)
+                status, dt = timed(s.port, "GET", path, timeout=3, source=BYSTANDER)
                 failed += status != 200
                 times.append(dt)
                 if failed >= 5:  # locked out: enough said, without waiting out every timeout
@@ -348,6 +356,7 @@ def probe_stream_lockout(via_nginx: bool = False) -> None:
         sel = selectors.DefaultSelector()
         for _ in range(count):
             c = socket.socket()
+            c.bind((ATTACKER, 0))
             c.setblocking(False)
             c.connect_ex((HOST, s.port))
             socks.append(c)
@@ -375,10 +384,15 @@ def probe_stream_lockout(via_nginx: bool = False) -> None:
                     if not chunk or b"\r\n\r\n" in answered[c]:
                         sel.unregister(c)
         statuses: dict[str, int] = {}
+        badly_refused = []  # refusals that are not 429/503 problem+json with Retry-After
         for c in socks:
             head = answered.get(c)
             st = head.split(b" ", 2)[1].decode() if head and head.startswith(b"HTTP/") else "none"
             statuses[st] = statuses.get(st, 0) + 1
+            if st not in ("200", "none"):
+                low = head.lower()
+                if st not in ("429", "503") or b"\r\nretry-after:" not in low or b"problem+json" not in low:
+                    badly_refused.append(st)
         under, under_failed = sample(200 if ARGS.long else 60)
         t_leave = time.monotonic()
         for c in socks:
@@ -403,6 +417,9 @@ def probe_stream_lockout(via_nginx: bool = False) -> None:
                 under_failed == 0 and idle_failed == 0 and p99(under) <= bound,
                 f"stream heads {statuses}; idle p99 {base * 1000:.2f} ms; under attack p99 "
                 f"{p99(under) * 1000:.1f} ms ({p99(under) / base:.0f}×), {under_failed}/{len(under)} unanswered")
+        verdict("1 refused streams" + tag,
+                "a stream sheetd refuses is 429 or 503 problem+json with Retry-After",
+                not badly_refused, f"stream heads {statuses}; other refusals {badly_refused[:5] or 'none'}")
         verdict("1 departed streams linger" + tag,
                 "a departed attacker's streams are gone within 5 s (sheetd_streams_open back to 0)",
                 gone_after is not None and gone_after <= 5 and s.alive(),
@@ -427,39 +444,47 @@ def probe_event_stall() -> None:
 
         def other_event() -> tuple[int, float]:
             flip[0] += 1
-            return timed(s.port, "POST", f"/sessions/{other}/{'show' if flip[0] % 2 else 'dismiss'}", body={}, timeout=30)
+            return timed(s.port, "POST", f"/sessions/{other}/{'show' if flip[0] % 2 else 'dismiss'}", body={}, timeout=30,
+                         source=BYSTANDER)
 
         idle = [other_event() for _ in range(60)]
         rss0 = rss_kib(s.pid)
         socks = []
         refused = 0
         for _ in range(n):
-            c, st, _ = open_stream(s.port, f"/sessions/{t}/frames?pace=instant&fps=240", timeout=5)
+            c, st, _ = open_stream(s.port, f"/sessions/{t}/frames?pace=instant&fps=240", timeout=5, source=ATTACKER)
             if st == 200:
                 socks.append(c)
             else:
                 refused += 1
                 if c:
                     c.close()
-        done = threading.Event()
+        stop = threading.Event()
         attack_times: list[tuple[int, float]] = []
 
         def attacker() -> None:
-            for k in range(4 if ARGS.long else 3):
+            # show and dismiss in turn, each a new 60 s animation for every stream, until the
+            # measurement ends (at least one event, at most 30).
+            for k in range(30):
                 attack_times.append(timed(s.port, "POST", f"/sessions/{t}/{'show' if k % 2 == 0 else 'dismiss'}",
-                                          body={}, timeout=60))
-            done.set()
+                                          body={}, timeout=60, source=ATTACKER))
+                if stop.is_set():
+                    break
+                time.sleep(0.2)
 
         th = threading.Thread(target=attacker, daemon=True)
         th.start()
         under: list[tuple[int, float]] = []
         rss_peak = rss0
+        samples, seconds = (150, 60) if ARGS.long else (40, 20)
         t0 = time.monotonic()
-        while not done.is_set() and time.monotonic() - t0 < 120:
+        while len(under) < samples and time.monotonic() - t0 < seconds:
             under.append(other_event())
             rss_peak = max(rss_peak, rss_kib(s.pid))
-            time.sleep(0.02)
-        th.join(5)
+            time.sleep(0.05)
+        stop.set()
+        th.join(70)
+        rss_peak = max(rss_peak, rss_kib(s.pid))
         for c in socks:
             c.close()
         base = p99([d for _, d in idle])
@@ -473,8 +498,8 @@ def probe_event_stall() -> None:
                 f"another session's event answers with {n} instant fps=240 streams on a 60 s transition: all 200, "
                 f"p99 ≤ max({ratio_limit:g}× idle, {ARGS.event_floor_ms:g} ms)",
                 bad == 0 and len(under) >= 3 and lat <= bound and s.alive(),
-                f"{len(socks)} streams open, {refused} refused; attacker's events "
-                f"{[f'{st}:{d:.2f}s' for st, d in attack_times]}; other session: idle p99 {base * 1000:.2f} ms, "
+                f"{len(socks)} streams open, {refused} refused; attacker's {len(attack_times)} events "
+                f"{[f'{st}:{d:.2f}s' for st, d in attack_times[:6]]}; other session: idle p99 {base * 1000:.2f} ms, "
                 f"under attack p99 {lat * 1000:.1f} ms ({lat / base:.0f}×) over {len(under)} events, {bad} not 200")
         verdict("2 instant streams' memory",
                 f"RSS grows by at most {ARGS.stream_rss_kib} KiB per stream + 16 MiB",
@@ -821,7 +846,6 @@ def probe_hostile_store() -> None:
                 (f"{tag} wall 1e300", with_(rec, ["wall"], 1e300)),
                 (f"{tag} server -1e300", with_(rec, ["server"], -1e300)),
                 (f"{tag} lastTime 1e300", with_(rec, ["sheet", "lastTime"], 1e300)),
-                (f"{tag} animationCount 9e15", with_(rec, ["sheet", "animationCount"], 9e15)),
             ]
             if rec["sheet"].get("phase") == "animating":
                 variants += [
@@ -882,7 +906,7 @@ def probe_hostile_store() -> None:
 def fluid_config(i: int) -> dict:
     detents = {}
     for k in range(ARGS.detents):
-        detents[f"det-{k:04d}"] = {"fromTop": round(18 + (700 * k) / ARGS.detents + (i % 997) * 1e-4, 6)}
+        detents[f"det-{k:04d}"] = {"fromTop": round(18 + (700 * k) / ARGS.detents + i * 1e-6, 6)}
     return {"preset": "fluid", "options": {"detents": detents}, "initialDetent": "det-0000"}
 
 
@@ -892,7 +916,16 @@ def probe_memory() -> None:
     n = ARGS.long_sessions if ARGS.long else ARGS.short_sessions
     with Fixture("memory") as fx:
         s = fx.sheetd(["--log-level", "warning"])
-        body0 = json.dumps(fluid_config(0), separators=(",", ":")).encode()
+        # The most expensive configuration sheetd accepts: as many detents as it takes (halved from
+        # --detents until a creation is 201), so that caps on detents or sizes are met, not dodged.
+        refusals = []
+        while True:
+            body0 = json.dumps(fluid_config(0), separators=(",", ":")).encode()
+            st, _, b = http(s.port, "POST", "/sessions", None, body0)
+            if st == 201 or ARGS.detents <= 1:
+                break
+            refusals.append(f"{ARGS.detents} detents: {st} {(as_json(b) or {}).get('code')}")
+            ARGS.detents //= 2
         rss0 = rss_kib(s.pid)
         created, statuses = 0, {}
         conn = None
@@ -917,7 +950,8 @@ def probe_memory() -> None:
                 f"{ARGS.session_bytes:,} B",
                 per <= ARGS.session_bytes and s.alive(),
                 f"answers {statuses}; live {live}; RSS {rss0 / 1024:.1f} → {rss1 / 1024:.1f} MiB: {per:,.0f} B per "
-                f"session; at the default cap of 100,000: {per * 100_000 / 2**30:.2f} GiB")
+                f"session; at the default cap of 100,000: {per * 100_000 / 2**30:.2f} GiB"
+                + (f"; refused first: {refusals}" if refusals else ""))
 
 
 # --------------------------------------------------------------------------------------------
@@ -948,6 +982,93 @@ def probe_haproxy_decoded() -> None:
 
 
 # --------------------------------------------------------------------------------------------
+# The issue's Low findings.
+
+
+def probe_low() -> None:
+    """Rules: a refusal does not reveal whether an id exists; a session without a token (made before
+    tokens were on) cannot be claimed; two deployments on one Redis (/db) do not reach each other."""
+    with Fixture("low") as fx:
+        r = fx.redis()
+        # L1: with tokens, a stranger's request for an existing id and for a made-up one get the same answer.
+        a = fx.sheetd(store_flags(r, "--session-tokens"), "a")
+        victim = rid("victim")
+        create(a.port, victim)
+        answers = []
+        for headers in (None, bearer("not-the-token")):
+            for method, suffix, body in (("GET", "", None), ("DELETE", "", None), ("POST", "/show", {})):
+                known = http(a.port, method, f"/sessions/{victim}{suffix}", headers, body)
+                unknown = http(a.port, method, f"/sessions/{rid('nobody')}{suffix}", headers, body)
+                answers.append((method + suffix, known[0], unknown[0],
+                                (as_json(known[2]) or {}).get("code"), (as_json(unknown[2]) or {}).get("code")))
+        verdict("L1 401 vs 404 reveals an id",
+                "with --session-tokens, a stranger's GET, DELETE and event get the same status and code for an existing "
+                "id as for a made-up one",
+                all(k == u and kc == uc for _, k, u, kc, uc in answers),
+                "(route, existing, made-up, codes) " + "; ".join(f"{m} {k}/{u} {kc}/{uc}" for m, k, u, kc, uc in answers))
+        # L2: a session made while tokens were off, on the same store, once an instance with tokens loads it.
+        open_ = fx.sheetd(store_flags(r), "no-tokens")
+        old = rid("old")
+        st_old = create(open_.port, old)[0]
+        b = fx.sheetd(store_flags(r, "--session-tokens"), "b")
+        got = [http(b.port, "GET", f"/sessions/{old}")[0], http(b.port, "POST", f"/sessions/{old}/show", None, {})[0]]
+        put = http(b.port, "PUT", f"/sessions/{old}", None, {"preset": "twitter"})
+        verdict("L2 a session without a token can be claimed",
+                "with --session-tokens, a stranger cannot read, move or claim (PUT: 2xx with a token) a stored session "
+                "made while tokens were off",
+                st_old == 201 and all(x not in (200, 201, 204) for x in got) and put[0] not in (200, 201),
+                f"made without tokens {st_old}; stranger's GET, show {got}; PUT {put[0]}"
+                + (" with a token" if b'"token"' in put[2] else ""))
+        # L3: two deployments on one Redis, databases 0 and 1, the same id in each.
+        d0 = fx.sheetd(["--store", r.url + "/0", "--store-deadline", "1", "--log-level", "info"], "db0")
+        d1 = fx.sheetd(["--store", r.url + "/1", "--store-deadline", "1", "--log-level", "info"], "db1")
+        sid = rid("shared")
+        made = [create(d0.port, sid)[0], create(d1.port, sid, "twitter")[0]]
+        so, sst, rest = open_stream(d0.port, f"/sessions/{sid}/frames")
+        http(d1.port, "PUT", f"/sessions/{sid}", None, {"preset": "glide"})   # a replacement in deployment 1
+        http(d1.port, "DELETE", f"/sessions/{sid}")                            # and a deletion
+        time.sleep(0.5)
+        ev = http(d0.port, "POST", f"/sessions/{sid}/show", None, {})[0]
+        seen = read_until(so, re.compile(rb"event: (frame|closed)"), 5, rest) if so else b""
+        if so:
+            so.close()
+        first = re.search(rb"event: (frame|closed)", seen)
+        view = http(d0.port, "GET", f"/sessions/{sid}")
+        verdict("L3 /db does not separate deployments",
+                "a replacement and a deletion of the same id in another database of the same Redis leave this "
+                "deployment's session and its stream alone",
+                made == [201, 201] and sst == 200 and ev == 200 and first is not None and first.group(1) == b"frame"
+                and view[0] == 200 and (as_json(view[2]) or {}).get("preset") == "facebook",
+                f"created {made}; stream {sst}; its next event {first.group(0).decode() if first else 'nothing'}; "
+                f"event {ev}; GET in db 0 {view[0]} {(as_json(view[2]) or {}).get('preset')}")
+    # L4: Redis with AUTH (a password in the URL): sheetd can use it.
+    with Fixture("low-auth") as fx:
+        password = "pw-" + "".join(random.choices(string.ascii_letters, k=16))
+        port = free_ports(1)[0]
+        r = RedisServer(port, log=open(os.path.join(fx.dir, "redis.log"), "ab"), extra=["--requirepass", password])
+        r.answers_ping = lambda: True  # PING needs AUTH: up once it accepts a connection
+        r.start()
+        fx.procs.append(r)
+        time.sleep(0.3)
+        try:
+            # The URL from the environment (not the command line, which ps shows).
+            s = fx.sheetd(["--store-deadline", "1", "--log-level", "info"], "auth",
+                          env={"SHEETD_STORE": f"redis://:{password}@{HOST}:{port}"})
+            st = create(s.port, rid("auth"))[0]
+            err = ""
+        except RuntimeError as e:
+            st, err = 0, str(e).splitlines()[-1][:120] if str(e) else ""
+        leaked = 0
+        for path in fx.logs:
+            with open(path, "rb") as f:
+                leaked += f.read().count(password.encode())
+        verdict("L4 Redis AUTH",
+                "sheetd stores sessions in a Redis that requires a password (SHEETD_STORE=redis://:PASSWORD@host:port) "
+                "and never logs the password",
+                st == 201 and leaked == 0, f"creation {st}{'; ' + err if err else ''}; password in logs {leaked}×")
+
+
+# --------------------------------------------------------------------------------------------
 
 PROBES = {
     "streams": probe_stream_lockout,       # 1: no client can lock others out
@@ -960,6 +1081,7 @@ PROBES = {
     "hostile-store": probe_hostile_store,  # 7: store contents validated like a request body
     "memory": probe_memory,                # 9: memory bounded by configuration
     "haproxy": probe_haproxy_decoded,      # 10: HAProxy hashes the decoded path
+    "low": probe_low,                      # Low: no id oracle, no claim of token-less sessions, /db apart, AUTH
 }
 
 
