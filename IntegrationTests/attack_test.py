@@ -59,19 +59,24 @@ def build_request(method: str, target: str | bytes, headers: dict[str, str] | No
     return head + b"\r\n" + (body or b"")
 
 
+def recv_before(sock: socket.socket, deadline: float) -> bytes:
+    """What `sock` has before `deadline` (monotonic); b"" at the deadline, on close or an error."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        return b""
+    sock.settimeout(left)
+    try:
+        return sock.recv(65536)
+    except (socket.timeout, OSError):
+        return b""
+
+
 def read_response(sock: socket.socket, deadline: float) -> tuple[int, dict[str, str], bytes]:
     """A whole answer (Content-Length, chunked or up to close) read before `deadline` (monotonic):
     (status, headers lower-cased, body). Status 0 when nothing complete arrived in time."""
     data = b""
     while b"\r\n\r\n" not in data:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return 0, {}, data
-        sock.settimeout(left)
-        try:
-            chunk = sock.recv(65536)
-        except (socket.timeout, OSError):
-            return 0, {}, data
+        chunk = recv_before(sock, deadline)
         if not chunk:
             return 0, {}, data
         data += chunk
@@ -88,27 +93,13 @@ def read_response(sock: socket.socket, deadline: float) -> tuple[int, dict[str, 
             headers[k.strip().lower()] = v.strip()
     if "content-length" in headers:
         want = int(headers["content-length"])
-        while len(rest) < want and time.monotonic() < deadline:
-            sock.settimeout(max(deadline - time.monotonic(), 0.01))
-            try:
-                chunk = sock.recv(65536)
-            except (socket.timeout, OSError):
-                break
-            if not chunk:
-                break
+        while len(rest) < want and (chunk := recv_before(sock, deadline)):
             rest += chunk
         return status, headers, rest[:want]
     if headers.get("content-type", "").startswith("text/event-stream"):
         return status, headers, rest  # a stream: the caller reads on
     if "chunked" in headers.get("transfer-encoding", ""):
-        while not rest.endswith(b"0\r\n\r\n") and time.monotonic() < deadline:
-            sock.settimeout(max(deadline - time.monotonic(), 0.01))
-            try:
-                chunk = sock.recv(65536)
-            except (socket.timeout, OSError):
-                break
-            if not chunk:
-                break
+        while not rest.endswith(b"0\r\n\r\n") and (chunk := recv_before(sock, deadline)):
             rest += chunk
         body, text = b"", rest
         while text:
@@ -183,14 +174,7 @@ def read_until(sock: socket.socket, pattern: re.Pattern, seconds: float, have: b
     """Reads `sock` until `pattern` is found or `seconds` pass; what was read."""
     deadline = time.monotonic() + seconds
     data = have
-    while not pattern.search(data) and time.monotonic() < deadline:
-        sock.settimeout(max(deadline - time.monotonic(), 0.01))
-        try:
-            chunk = sock.recv(65536)
-        except (socket.timeout, OSError):
-            break
-        if not chunk:
-            break
+    while not pattern.search(data) and (chunk := recv_before(sock, deadline)):
         data += chunk
     return data
 
