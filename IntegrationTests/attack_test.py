@@ -501,6 +501,19 @@ def create(port: int, sid: str, preset: str = "facebook", headers=None) -> tuple
     return st, j.get("token")
 
 
+def create_victim(port: int, sid: str) -> str:
+    """The victim's session (201 and its token), retried while the store is still coming back (503):
+    a probe without its victim proves nothing, so it raises."""
+    t0 = time.monotonic()
+    while True:
+        st, token = create(port, sid)
+        if st == 201 and token:
+            return token
+        if st != 503 or time.monotonic() - t0 > 10:
+            raise RuntimeError(f"the victim's session {sid} could not be created: {st}")
+        time.sleep(0.1)
+
+
 def owner_view(port: int, sid: str, token: str) -> tuple[int, str | None]:
     st, _, body = http(port, "GET", f"/sessions/{sid}", bearer(token), timeout=5)
     return st, (as_json(body) or {}).get("preset")
@@ -526,7 +539,7 @@ def probe_fail_closed() -> None:
         # (c) An instance at its cap: a stranger's DELETE there must not be 204.
         st, _ = create(c.port, rid("filler"))
         victim = rid("victim")
-        _, vtok = create(a.port, victim)
+        vtok = create_victim(a.port, victim)
         del_status = http(c.port, "DELETE", f"/sessions/{victim}")[0]
         after = owner_view(a.port, victim, vtok)
         verdict("3c DELETE through a full instance",
@@ -537,7 +550,7 @@ def probe_fail_closed() -> None:
 
         # 8. A 401 through another instance must not take the session over (no `moved` on the owner's stream).
         victim = rid("victim")
-        _, vtok = create(a.port, victim)
+        vtok = create_victim(a.port, victim)
         sock, sst, rest = open_stream(a.port, f"/sessions/{victim}/frames?access_token={vtok}")
         restored0 = metric(b.port, "sheetd_sessions_restored_total") or 0
         refused = [http(b.port, "GET", f"/sessions/{victim}")[0],
@@ -561,7 +574,7 @@ def probe_fail_closed() -> None:
 
         # (b) Redis stalled ~2.5 s while a stranger PUTs the victim's id (on B, which does not hold it, and on A).
         victim = rid("victim")
-        _, vtok = create(a.port, victim)
+        vtok = create_victim(a.port, victim)
         time.sleep(0.2)
         r.pause()
         stranger: list[tuple[int, bool]] = []
@@ -590,7 +603,7 @@ def probe_fail_closed() -> None:
         results = []
         for _ in range(reps):
             victim = rid("victim")
-            _, vtok = create(a.port, victim)
+            vtok = create_victim(a.port, victim)
             time.sleep(0.1)
             port = r.port
             r.kill()
