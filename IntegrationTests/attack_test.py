@@ -303,12 +303,54 @@ def alive_and_healthy(s: Sheetd) -> bool:
 # 1. Frame streams lock everyone out.
 
 
+def open_many(port: int, targets: list[tuple[str, str]], seconds: float = 8) -> list[tuple[socket.socket, bytes]]:
+    """Connects every (source address, target) at once and sends its GET; the heads that arrive
+    within `seconds` are read on a selector. (socket, head bytes or b"") for each, in order."""
+    socks = []
+    sel = selectors.DefaultSelector()
+    requests = {}
+    for source, target in targets:
+        c = socket.socket()
+        c.bind((source, 0))
+        c.setblocking(False)
+        c.connect_ex((HOST, port))
+        socks.append(c)
+        requests[c] = build_request("GET", target, close=False)
+        sel.register(c, selectors.EVENT_WRITE)
+    heads: dict[socket.socket, bytes] = {}
+    pending = len(socks)
+    deadline = time.monotonic() + seconds
+    while pending and time.monotonic() < deadline:
+        for key, ev in sel.select(0.2):
+            c = key.fileobj
+            if ev & selectors.EVENT_WRITE:
+                try:
+                    c.send(requests[c])
+                    sel.modify(c, selectors.EVENT_READ)
+                except OSError:
+                    sel.unregister(c)
+                    pending -= 1
+                continue
+            try:
+                chunk = c.recv(4096)
+            except OSError:
+                chunk = b""
+            heads[c] = heads.get(c, b"") + chunk
+            if not chunk or b"\r\n\r\n" in heads[c]:
+                sel.unregister(c)
+                pending -= 1
+    sel.close()
+    return [(c, heads.get(c, b"")) for c in socks]
+
+
 def probe_stream_lockout(via_nginx: bool = False) -> None:
-    """Rule: no client can lock others out. One client opens (connection limit + 10) frame streams
-    on its own session; another client's /healthz and session reads are still answered, p99 within
-    a ratio of the idle baseline (absolute floor); once the attacker leaves, sheetd_streams_open
-    is back to 0 within 5 s. `via_nginx`: both clients through deploy/nginx.conf (sheetd with
-    --proxy-flags, the trusted-proxy setting the issue asks for)."""
+    """Rule: no client can lock others out. An attacker opens (connection limit + 10) frame streams:
+    from one address on one session, from one address over many sessions, and from many addresses
+    over many sessions. Each time another client's /healthz and session reads are answered, p99
+    within a ratio of the idle baseline (absolute floor), a refused stream is 429/503 (problem+json
+    with Retry-After from sheetd itself), and once the attacker leaves sheetd_streams_open is back
+    to 0 within 5 s. `via_nginx`: both clients through deploy/nginx.conf, sheetd with --proxy-flags
+    (the trusted-proxy setting the issue asks for)."""
     limit = 1020 if ARGS.long else ARGS.short_connection_limit
     flags = ["--log-level", "warning"] + ([] if ARGS.long else ["--connection-limit", str(limit)])
     count = limit + 10
@@ -322,19 +364,17 @@ def probe_stream_lockout(via_nginx: bool = False) -> None:
                 raise
             tag += f" (sheetd does not know {ARGS.proxy_flags!r}: run without it)"
             direct = fx.sheetd(flags)
-        s = direct
+        port = direct.port
         if via_nginx:
             port = free_ports(1)[0]
             fx.proxy("nginx", port, [direct.port])
-            s = argparse.Namespace(port=port, alive=direct.alive)
-        own = as_json(http(s.port, "POST", "/sessions", body={"preset": "facebook"}, source=ATTACKER)[2])["id"]
-        other = as_json(http(s.port, "POST", "/sessions", body={"preset": "twitter"}, source=BYSTANDER)[2])["id"]
+        other = as_json(http(port, "POST", "/sessions", body={"preset": "twitter"}, source=BYSTANDER)[2])["id"]
 
         def sample(n: int) -> tuple[list[float], int]:
             times, failed = [], 0
             for i in range(n):
                 path = "/healthz" if i % 2 == 0 else f"/sessions/{other}"
-                status, dt = timed(s.port, "GET", path, timeout=3, source=BYSTANDER)
+                status, dt = timed(port, "GET", path, timeout=3, source=BYSTANDER)
                 failed += status != 200
                 times.append(dt)
                 if failed >= 5:  # locked out: enough said, without waiting out every timeout
@@ -342,80 +382,53 @@ def probe_stream_lockout(via_nginx: bool = False) -> None:
             return times, failed
 
         idle, idle_failed = sample(100)
-        # The attack: all sockets connected and requests sent at once, heads read on a selector.
-        socks: list[socket.socket] = []
-        sel = selectors.DefaultSelector()
-        for _ in range(count):
-            c = socket.socket()
-            c.bind((ATTACKER, 0))
-            c.setblocking(False)
-            c.connect_ex((HOST, s.port))
-            socks.append(c)
-        for c in socks:
-            sel.register(c, selectors.EVENT_WRITE)
-        request = build_request("GET", f"/sessions/{own}/frames", close=False)
-        answered: dict[socket.socket, bytes] = {}
-        deadline = time.monotonic() + 8
-        while time.monotonic() < deadline and len(answered) < count:
-            for key, ev in sel.select(0.2):
-                c = key.fileobj
-                if ev & selectors.EVENT_WRITE:
-                    try:
-                        c.send(request)
-                    except OSError:
-                        sel.unregister(c)
-                        continue
-                    sel.modify(c, selectors.EVENT_READ)
-                else:
-                    try:
-                        chunk = c.recv(4096)
-                    except OSError:
-                        chunk = b""
-                    answered[c] = answered.get(c, b"") + chunk
-                    if not chunk or b"\r\n\r\n" in answered[c]:
-                        sel.unregister(c)
-        statuses: dict[str, int] = {}
-        badly_refused = []  # refusals that are not 429/503 problem+json with Retry-After
-        for c in socks:
-            head = answered.get(c)
-            st = head.split(b" ", 2)[1].decode() if head and head.startswith(b"HTTP/") else "none"
-            statuses[st] = statuses.get(st, 0) + 1
-            if st not in ("200", "none"):
-                low = head.lower()
-                if st not in ("429", "503") or b"\r\nretry-after:" not in low or b"problem+json" not in low:
-                    badly_refused.append(st)
-        under, under_failed = sample(200 if ARGS.long else 60)
-        t_leave = time.monotonic()
-        for c in socks:
-            try:
-                c.close()
-            except OSError:
-                pass
-        sel.close()
-        gone_after, open_left = None, None
-        while time.monotonic() - t_leave < 20:
-            open_left = metric(direct.port, "sheetd_streams_open")
-            if open_left == 0:
-                gone_after = time.monotonic() - t_leave
-                break
-            time.sleep(0.1)
         base = p99(idle)
         ratio_limit = ARGS.latency_ratio if ARGS.long else ARGS.short_latency_ratio
         bound = max(ratio_limit * base, ARGS.latency_floor_ms / 1000)
-        verdict("1 streams lock others out" + tag,
-                f"another client's /healthz and session reads answered with {count} streams open "
-                f"(--connection-limit {limit}): 0 unanswered, p99 ≤ max({ratio_limit:g}× idle, {ARGS.latency_floor_ms:g} ms)",
-                under_failed == 0 and idle_failed == 0 and p99(under) <= bound,
-                f"stream heads {statuses}; idle p99 {base * 1000:.2f} ms; under attack p99 "
-                f"{p99(under) * 1000:.1f} ms ({p99(under) / base:.0f}×), {under_failed}/{len(under)} unanswered")
-        verdict("1 refused streams" + tag,
-                "a stream sheetd refuses is 429 or 503 problem+json with Retry-After",
-                not badly_refused, f"stream heads {statuses}; other refusals {badly_refused[:5] or 'none'}")
-        verdict("1 departed streams linger" + tag,
-                "a departed attacker's streams are gone within 5 s (sheetd_streams_open back to 0)",
-                gone_after is not None and gone_after <= 5 and s.alive(),
-                f"sheetd_streams_open {open_left} after {time.monotonic() - t_leave:.1f} s"
-                + (f"; 0 after {gone_after:.2f} s" if gone_after is not None else ""))
+        clients_many = 40 if ARGS.long else 10
+        for shape, clients, sessions in (("one client, one session", 1, 1),
+                                         ("one client, many sessions", 1, count // 4),
+                                         (f"{clients_many} clients, many sessions", clients_many, count // 4)):
+            sources = [ATTACKER] if clients == 1 else [f"127.0.1.{k + 1}" for k in range(clients)]
+            ids = [as_json(http(port, "POST", "/sessions", body={"preset": "facebook"},
+                                source=sources[k % len(sources)])[2])["id"] for k in range(sessions)]
+            targets = [(sources[k % len(sources)], f"/sessions/{ids[k % sessions]}/frames") for k in range(count)]
+            opened = open_many(port, targets)
+            statuses: dict[str, int] = {}
+            badly_refused = []
+            for _, head in opened:
+                st = head.split(b" ", 2)[1].decode() if head.startswith(b"HTTP/") else "none"
+                statuses[st] = statuses.get(st, 0) + 1
+                low = head.lower()
+                if st not in ("200", "none") and (st not in ("429", "503") or (not via_nginx and (
+                        b"\r\nretry-after:" not in low or b"problem+json" not in low))):
+                    badly_refused.append(st)
+            under, under_failed = sample(200 if ARGS.long else 60)
+            t_leave = time.monotonic()
+            for c, _ in opened:
+                c.close()
+            gone_after, open_left = None, None
+            while time.monotonic() - t_leave < (20 if ARGS.long else 10):
+                open_left = metric(direct.port, "sheetd_streams_open")
+                if open_left == 0:
+                    gone_after = time.monotonic() - t_leave
+                    break
+                time.sleep(0.1)
+            verdict(f"1 streams lock others out{tag} ({shape})",
+                    f"with {count} streams attempted (--connection-limit {limit}), another client's /healthz and session "
+                    f"reads: 0 unanswered, p99 ≤ max({ratio_limit:g}× idle, {ARGS.latency_floor_ms:g} ms); refused streams "
+                    + ("429/503" if via_nginx else "429/503 problem+json with Retry-After"),
+                    under_failed == 0 and idle_failed == 0 and p99(under) <= bound and not badly_refused,
+                    f"stream heads {statuses}; other refusals {badly_refused[:5] or 'none'}; idle p99 {base * 1000:.2f} ms; "
+                    f"under attack p99 {p99(under) * 1000:.1f} ms ({p99(under) / base:.0f}×), "
+                    f"{under_failed}/{len(under)} unanswered")
+            verdict(f"1 departed streams linger{tag} ({shape})",
+                    "a departed attacker's streams are gone within 5 s (sheetd_streams_open back to 0)",
+                    gone_after is not None and gone_after <= 5 and direct.alive(),
+                    f"sheetd_streams_open {open_left} after {time.monotonic() - t_leave:.1f} s"
+                    + (f"; 0 after {gone_after:.2f} s" if gone_after is not None else ""))
+            if gone_after is None:
+                break  # the next shape would find this one's streams still there
 
 
 # --------------------------------------------------------------------------------------------
