@@ -832,9 +832,12 @@ CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def probe_control_bytes() -> None:
-    """Rules: control bytes never make a 500; control bytes are escaped in text logs (no forged lines)."""
+    """Rules: control bytes never make a 500; control bytes are escaped in text logs, and every JSON
+    log line stays one JSON object (no forged lines either way)."""
     with Fixture("control-bytes") as fx:
-        s = fx.sheetd(["--log-level", "info", "--log-format", "text", "--access-log", "--body-deadline", "1"])
+        flags = ["--log-level", "info", "--access-log", "--body-deadline", "1"]
+        s = fx.sheetd(flags + ["--log-format", "text"], "text")
+        j = fx.sheetd(flags + ["--log-format", "json"], "json")
         pre = {}
         for ch in ("\x01", "\x1b", "\x7f", "\x08", "\x0b"):
             st = http(s.port, "OPTIONS", "/sessions", {"Origin": "https://example.com",
@@ -846,20 +849,32 @@ def probe_control_bytes() -> None:
                 all(st != 0 and st < 500 for st in pre.values()) and s.alive(), f"statuses {pre}")
         forged = [b"/sessions/x\x1b[2K\rFORGEDLINE level=critical", b"/x\x08\x08\x08FORGEDLINE\x0b\x0c\x7f",
                   b"/sessions/\rFORGEDLINE critical x", b"/presets?q=\x1b]0;FORGEDLINE\x07"]
-        sts = [slow_head(s.port, t, 2.5) for t in forged]
-        sts += [http(s.port, "GET", t)[0] for t in forged]
+        sts = []
+        for port in (s.port, j.port):
+            sts += [slow_head(port, t, 2.5) for t in forged]
+            sts += [http(port, "GET", t)[0] for t in forged]
         fx.close()
         bad, sample = 0, ""
-        with open(fx.logs[0], "rb") as f:
-            text = f.read().decode(errors="replace")
-        for line in text.splitlines():
+        with open(s.log_path, "rb") as f:
+            lines = f.read().decode(errors="replace").split("\n")
+        for line in lines:
             if CONTROL_RE.search(line) or line.startswith("FORGEDLINE"):
                 bad += 1
                 sample = sample or line[:160]
-        verdict("6 control bytes in text logs",
+        not_json, jsample = 0, ""
+        with open(j.log_path, "rb") as f:
+            jlines = [x for x in f.read().decode(errors="replace").split("\n") if x]
+        for line in jlines:
+            if not isinstance(as_json(line.encode()), dict):
+                not_json += 1
+                jsample = jsample or line[:160]
+        verdict("6 control bytes in logs",
                 "a target with control bytes (slow head and complete request) never puts a raw control byte "
-                "or a forged line into the text log",
-                bad == 0, f"statuses {sts}; {bad} log lines with raw control bytes" + (f", e.g. {sample!r}" if sample else ""))
+                "or a forged line into the text log, and every JSON log line is one JSON object",
+                bad == 0 and not_json == 0 and len(jlines) > 0,
+                f"statuses {sts}; text: {bad} of {len(lines)} lines with raw control bytes"
+                + (f", e.g. {sample!r}" if sample else "") + f"; JSON: {not_json} of {len(jlines)} lines not an object"
+                + (f", e.g. {jsample!r}" if jsample else ""))
 
 
 # --------------------------------------------------------------------------------------------
