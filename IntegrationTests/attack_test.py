@@ -972,11 +972,15 @@ def probe_hostile_store() -> None:
 # 9. Memory per session with expensive configurations.
 
 
+NAME_LENGTH = [32]  # the detents' name length in use (probe 9 may shorten it to what sheetd accepts)
+
+
 def fluid_config(i: int) -> dict:
     detents = {}
     for k in range(ARGS.detents):
-        detents[f"det-{k:04d}"] = {"fromTop": round(18 + (700 * k) / ARGS.detents + i * 1e-6, 6)}
-    return {"preset": "fluid", "options": {"detents": detents}, "initialDetent": "det-0000"}
+        name = f"detent-{k:04d}-"
+        detents[name + "x" * (NAME_LENGTH[0] - len(name))] = {"fromTop": round(18 + (700 * k) / ARGS.detents + i * 1e-6, 6)}
+    return {"preset": "fluid", "options": {"detents": detents}, "initialDetent": next(iter(detents))}
 
 
 def probe_memory() -> None:
@@ -985,16 +989,22 @@ def probe_memory() -> None:
     n = ARGS.long_sessions if ARGS.long else ARGS.short_sessions
     with Fixture("memory") as fx:
         s = fx.sheetd(["--log-level", "warning"])
-        # The most expensive configuration sheetd accepts: as many detents as it takes (halved from
-        # --detents until a creation is 201), so that caps on detents or sizes are met, not dodged.
+        # The most expensive configuration sheetd accepts: the longest names (32, else 16 bytes)
+        # and the most detents (halved from --detents) for which a creation is 201, so that caps
+        # on detents, names or sizes are met, not dodged.
         refusals = []
-        while True:
-            body0 = json.dumps(fluid_config(0), separators=(",", ":")).encode()
-            st, _, b = http(s.port, "POST", "/sessions", None, body0)
-            if st == 201 or ARGS.detents <= 1:
+        most = ARGS.detents
+        for NAME_LENGTH[0] in (32, 16):
+            ARGS.detents = most
+            while True:
+                body0 = json.dumps(fluid_config(0), separators=(",", ":")).encode()
+                st, _, b = http(s.port, "POST", "/sessions", None, body0)
+                if st == 201 or ARGS.detents <= 1:
+                    break
+                refusals.append(f"{ARGS.detents}×{NAME_LENGTH[0]} B names: {st} {(as_json(b) or {}).get('code')}")
+                ARGS.detents //= 2
+            if st == 201:
                 break
-            refusals.append(f"{ARGS.detents} detents: {st} {(as_json(b) or {}).get('code')}")
-            ARGS.detents //= 2
         rss0 = rss_kib(s.pid)
         created, statuses = 0, {}
         conn = None
@@ -1015,9 +1025,10 @@ def probe_memory() -> None:
         live = metric(s.port, "sheetd_sessions_live")
         per = (rss1 - rss0) * 1024 / max(created, 1)
         verdict("9 memory per session",
-                f"{n} distinct fluid sessions of {len(body0):,} B ({ARGS.detents} detents): RSS per session ≤ "
+                f"{n} distinct fluid sessions of {len(body0):,} B ({ARGS.detents} detents, {NAME_LENGTH[0]} B names): "
+                f"RSS per session ≤ "
                 f"{ARGS.session_bytes:,} B",
-                per <= ARGS.session_bytes and s.alive(),
+                created >= n // 2 and per <= ARGS.session_bytes and s.alive(),
                 f"answers {statuses}; live {live}; RSS {rss0 / 1024:.1f} → {rss1 / 1024:.1f} MiB: {per:,.0f} B per "
                 f"session; at the default cap of 100,000: {per * 100_000 / 2**30:.2f} GiB"
                 + (f"; refused first: {refusals}" if refusals else ""))
