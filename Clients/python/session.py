@@ -142,10 +142,11 @@ def run(base: str) -> tuple[int, int]:
         check(delete_session.sync_detailed(sid, client=client).status_code == 204, f"{preset}: deleted")
 
     simulated = typed("simulate response", simulate.sync_detailed(client=client, body=m.SimulateRequest(
-        config=m.FacebookConfig(initial_detent="normal"),
-        events=[m.SimPanEvent(time=0, phase=m.PanPhase.BEGAN),
-                m.SimPanEvent(time=0.05, phase=m.PanPhase.CHANGED, translation=-100),
-                m.SimPanEvent(time=0.1, phase=m.PanPhase.ENDED, translation=-248.5),
+        config=m.FacebookConfig(preset=m.FacebookConfigPreset.FACEBOOK, initial_detent="normal"),
+        events=[m.SimPanEvent(type_=m.SimPanEventType.PAN, time=0, phase=m.PanPhase.BEGAN),
+                m.SimPanEvent(type_=m.SimPanEventType.PAN, time=0.05, phase=m.PanPhase.CHANGED, translation=-100),
+                m.SimPanEvent(type_=m.SimPanEventType.PAN, time=0.1, phase=m.PanPhase.ENDED, translation=-248.5),
+
                 m.SimShowEvent(type_=m.SimShowEventType.SHOW, time=1, detent="normal"),
                 m.SimDismissEvent(type_=m.SimDismissEventType.DISMISS, time=2)],
         fps=10)))

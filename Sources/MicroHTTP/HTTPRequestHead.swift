@@ -27,6 +27,9 @@ public struct HTTPRequestHead: Sendable {
     public internal(set) var requestID: String?
     /// The first `traceparent` field's value, as sent (W3C Trace Context).
     public internal(set) var traceparent: String?
+    /// The first Origin field's value, as sent (a browser's cross-origin request): kept from the
+    /// one pass over the fields, so that answering it needs no second search of them.
+    public internal(set) var origin: String?
 
     /// Where the "?" of the target is, found once so `path` and `query` need no search.
     private var queryStart: String.Index?

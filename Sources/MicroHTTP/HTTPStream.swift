@@ -88,6 +88,22 @@ public final class HTTPStream: Sendable {
         state.withLock { $0.bufferedByteCount }
     }
 
+    /// Gives the stream a producer to ask for more bytes: the connection's reader calls `handler`
+    /// when it finds the buffer empty, before it parks the connection, and sends what the handler
+    /// wrote (nothing written: the connection parks until the next `write`). This lets a producer
+    /// write as fast as the client reads, a block at a time, on the connection's own thread,
+    /// instead of writing everything at once (a stream of 14,401 frames, made whole by the request
+    /// that started it, held that request and every other client waiting behind it).
+    ///
+    /// It runs on one of libmicrohttpd's threads, without the stream's lock: keep it short (about
+    /// one block of bytes), and do not call `HTTPServer.stop()` from it. Dropped when the stream
+    /// closes.
+    public func onDrained(_ handler: @escaping @Sendable () -> Void) {
+        state.withLock { state in
+            if state.phase == .open { state.drainedHandler = handler }
+        }
+    }
+
     /// Runs `handler` once when the stream closes for any reason (finished, client gone, server
     /// stopped), or at once if it is already closed.
     ///
@@ -132,6 +148,8 @@ struct StreamState: ~Copyable {
     /// (resuming a connection that is not suspended is undefined behaviour in libmicrohttpd).
     var parked = false
     var closeHandlers: [@Sendable () -> Void] = []
+    /// The producer asked for more bytes when the buffer is empty (`onDrained`).
+    var drainedHandler: (@Sendable () -> Void)?
 
     /// The rest of the write the connection has started sending, which a replace must keep.
     var startedSegmentRemainder: Int {
@@ -170,6 +188,8 @@ struct StreamState: ~Copyable {
     mutating func close(to newPhase: Phase) -> [@Sendable () -> Void] {
         let wasOpen = phase == .open
         if phase != .detached { phase = newPhase }
+        // The producer holds the stream, and the stream its handler: the cycle ends here.
+        drainedHandler = nil
         guard wasOpen else { return [] }
         let handlers = closeHandlers
         closeHandlers = []

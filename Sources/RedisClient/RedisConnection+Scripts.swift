@@ -4,8 +4,8 @@
 extension RedisConnection {
     /// EVAL `script` once per call, pipelined (one round trip for all): each call's integer reply,
     /// or nil where the script returned nil. Every call is attempted; if Redis refused some (an
-    /// error reply, e.g. a script error or OOM), the first refusal is thrown after the rest were
-    /// read.
+    /// error reply: a script error or OOM, `.errorReply`; BUSY, NOREPLICAS …, `.unavailable`), the
+    /// first refusal is thrown after the rest were read.
     public func evaluate(_ script: String, _ calls: [(keys: [String], arguments: [[UInt8]])])
         throws(RedisError) -> [Int64?]
     {
@@ -24,19 +24,9 @@ extension RedisConnection {
             switch reply {
             case .integer(let value): results.append(value)
             case .null: results.append(nil)
-            case .error(let message):
-                results.append(nil)
-                if firstFailure == nil {
-                    firstFailure = RedisError(
-                        .errorReply, function: command.name, reason: "\(endpoint.address) replied \"\(message)\"")
-                }
             case let other:
                 results.append(nil)
-                if firstFailure == nil {
-                    firstFailure = RedisError(
-                        .unexpectedReply, function: command.name,
-                        reason: "\(endpoint.address) replied with \(other.summary)")
-                }
+                if firstFailure == nil { firstFailure = unexpected(other, to: command) }
             }
         }
         if let firstFailure { throw firstFailure }
@@ -51,11 +41,7 @@ extension RedisConnection {
         let text: String
         switch reply {
         case .bulk(let bytes): text = String(decoding: bytes, as: UTF8.self)
-        case .error(let message):
-            throw RedisError(.errorReply, function: "INFO", reason: "\(endpoint.address) replied \"\(message)\"")
-        default:
-            throw RedisError(
-                .unexpectedReply, function: "INFO", reason: "\(endpoint.address) replied with \(reply.summary)")
+        default: throw unexpected(reply, to: command)
         }
         for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("run_id:") {
             return String(line.dropFirst("run_id:".count))

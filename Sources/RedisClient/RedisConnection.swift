@@ -16,15 +16,39 @@ import Synchronization
 /// answer within the timeout: a caller that has not had its turn within `timeout` seconds fails
 /// (`.timedOut`, nothing sent), so a call takes at most one timeout waiting for its turn and its
 /// own bound after that.
+///
+/// A temporary error reply (`RedisError.Kind.unavailable`: LOADING, READONLY, NOREPLICAS …) drops
+/// the connection, so the next call connects again and, for a `.primary` connection, asks the
+/// server's ROLE before sending anything: a primary demoted to a replica is not written to.
+///
+/// With a Sentinel endpoint (`redis+sentinel://…`) every connect asks the Sentinels where the
+/// primary is and checks its ROLE (whatever `role` says), and the connection follows their
+/// `+switch-master` announcements: the first call after one connects to the new primary. While
+/// they fail the primary over (from `+try-failover` to its end) calls fail at once with
+/// `.unavailable` (code "FAILOVER"), nothing sent: the old primary still answers then, and what
+/// it takes is lost.
 public final class RedisConnection: Sendable {
+    /// Which server a connection will talk to, checked with ROLE after every connect.
+    public enum Role: Sendable, Hashable {
+        /// Only a primary (ROLE "master"): a replica (or a sentinel) fails the call with
+        /// `.unavailable` (code "ROLE") before anything is sent. For every connection that writes.
+        case primary
+        /// Any server, unchecked (diagnostics, reading a replica on purpose).
+        case any
+    }
+
     /// The server this connection talks to.
     public let endpoint: RedisEndpoint
     /// Seconds allowed for connecting and for each socket read or write.
     public let timeout: Double
+    /// Which server this connection talks to (see `Role`).
+    public let role: Role
     private let link: Mutex<Link>
     /// Held for a whole call, taken with a deadline (Mutex has none), so that the line of callers
     /// is bounded in time; `link` is then never contended.
     private let turn = NSLock()
+    /// The announced switches of the primary, for a Sentinel endpoint.
+    private let switches: PrimarySwitches?
 
     /// The connection's state, behind the mutex.
     private struct Link {
@@ -32,11 +56,14 @@ public final class RedisConnection: Sendable {
         var context: HiredisContext?
         /// The last failure and when it happened, while no context replaced the failed one.
         var failure: (error: RedisError, at: ContinuousClock.Instant)?
+        /// For a Sentinel endpoint: the switches announced when `context` was connected.
+        var switchesAnnounced = 0
     }
 
     /// Connects to `endpoint` (and selects its database), failing with `.unreachable` when that is
-    /// not possible within `timeout` seconds; `timeout` must be at least 0.001.
-    public init(endpoint: RedisEndpoint, timeout: Double = 1.0) throws(RedisError) {
+    /// not possible within `timeout` seconds; `timeout` must be at least 0.001. With `role`
+    /// `.primary` (the default), a server whose ROLE is not "master" fails it with `.unavailable`.
+    public init(endpoint: RedisEndpoint, timeout: Double = 1.0, role: Role = .primary) throws(RedisError) {
         guard timeout.isFinite, timeout >= 0.001 else {
             throw RedisError(
                 .invalidArgument, function: "RedisConnection(endpoint:timeout:)",
@@ -44,7 +71,11 @@ public final class RedisConnection: Sendable {
         }
         self.endpoint = endpoint
         self.timeout = timeout
-        link = Mutex(Link(context: try HiredisContext.connect(to: endpoint, timeout: timeout)))
+        self.role = role
+        switches = endpoint.sentinel.map { PrimarySwitches.shared(for: $0, timeout: timeout) }
+        let announced = switches?.announced ?? 0
+        link = Mutex(
+            Link(context: try Self.connect(to: endpoint, timeout: timeout, role: role), switchesAnnounced: announced))
     }
 
     /// PING: throws unless Redis answers PONG.
@@ -140,17 +171,34 @@ public final class RedisConnection: Sendable {
         }
         defer { turn.unlock() }
         return try link.withLock { (link: inout Link) throws(RedisError) -> [RedisReply] in
+            // The Sentinels announced another primary since this connection was made: connect to
+            // it now, rather than write to the old one until it is reconfigured.
+            if let announced = switches?.announced, announced != link.switchesAnnounced {
+                link.context = nil
+                link.failure = nil
+                link.switchesAnnounced = announced
+            }
+            if let switches, switches.isFailingOver {
+                throw RedisError(
+                    .unavailable, function: commands.first?.name ?? "",
+                    reason: "not sent: the Sentinels are failing \(endpoint.address) over", code: "FAILOVER")
+            }
             if link.context == nil, let failure = link.failure {
                 let elapsed = failure.at.duration(to: .now)
                 if elapsed < .seconds(timeout) {
                     throw RedisError(
                         failure.error.kind, function: failure.error.function,
-                        reason: "\(failure.error.reason) (not tried again within \(timeout) s of that failure)")
+                        reason: "\(failure.error.reason) (not tried again within \(timeout) s of that failure)",
+                        code: failure.error.code)
                 }
             }
             do throws(RedisError) {
-                let replies = try Self.execute(commands, on: &link.context, endpoint: endpoint, timeout: timeout)
+                let replies = try Self.execute(
+                    commands, on: &link.context, endpoint: endpoint, timeout: timeout, role: role)
                 link.failure = nil
+                // A temporary refusal may mean the server changed role (READONLY, MASTERDOWN) or
+                // is restarting: the next call connects again, and checks ROLE again.
+                if replies.contains(where: \.isTemporaryError) { link.context = nil }
                 return replies
             } catch {
                 link.failure = (error, .now)
@@ -161,14 +209,15 @@ public final class RedisConnection: Sendable {
 
     /// `execute` on `context`, which is replaced when missing or broken and left nil on failure.
     private static func execute(
-        _ commands: [RedisCommand], on context: inout HiredisContext?, endpoint: RedisEndpoint, timeout: Double
+        _ commands: [RedisCommand], on context: inout HiredisContext?, endpoint: RedisEndpoint, timeout: Double,
+        role: Role
     ) throws(RedisError) -> [RedisReply] {
         let reused = context != nil
         let current: HiredisContext
         if let context {
             current = context
         } else {
-            current = try HiredisContext.connect(to: endpoint, timeout: timeout)
+            current = try connect(to: endpoint, timeout: timeout, role: role)
         }
         context = current
         do throws(RedisError) {
@@ -179,7 +228,7 @@ public final class RedisConnection: Sendable {
             // one more try; a fresh one that broke, or a timeout, is not.
             guard reused, error.kind == .disconnected else { throw error }
         }
-        let replacement = try HiredisContext.connect(to: endpoint, timeout: timeout)
+        let replacement = try connect(to: endpoint, timeout: timeout, role: role)
         context = replacement
         do throws(RedisError) {
             return try replacement.pipeline(commands)
@@ -189,17 +238,25 @@ public final class RedisConnection: Sendable {
         }
     }
 
+    /// A new context, checked to be a primary when `role` asks for one: ROLE is the first command
+    /// on it, so nothing is written to a server that is not the primary.
+    private static func connect(
+        to endpoint: RedisEndpoint, timeout: Double, role: Role
+    ) throws(RedisError) -> HiredisContext {
+        let context = try HiredisContext.connect(to: endpoint, timeout: timeout)
+        // A Sentinel endpoint's connect checked it already.
+        if role == .primary && endpoint.sentinel == nil { try context.requirePrimary() }
+        return context
+    }
+
     /// Throws unless `reply` is +OK.
     private func expectOK(_ reply: RedisReply, to command: RedisCommand) throws(RedisError) {
         guard reply == .status("OK") else { throw unexpected(reply, to: command) }
     }
 
     /// The error for a reply a command does not return: Redis's own error, or a type mismatch.
-    private func unexpected(_ reply: RedisReply, to command: RedisCommand) -> RedisError {
-        if case .error(let message) = reply {
-            return RedisError(
-                .errorReply, function: command.name, reason: "\(endpoint.address) replied \"\(message)\"")
-        }
+    func unexpected(_ reply: RedisReply, to command: RedisCommand) -> RedisError {
+        if case .error(let message) = reply { return .replied(message, to: command.name, by: endpoint) }
         return RedisError(
             .unexpectedReply, function: command.name, reason: "\(endpoint.address) replied with \(reply.summary)")
     }

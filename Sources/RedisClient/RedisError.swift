@@ -11,8 +11,15 @@ public struct RedisError: Error, Sendable, Equatable, CustomStringConvertible {
         case timedOut
         /// The connection broke during a command (closed by Redis, reset, an I/O or protocol error).
         case disconnected
-        /// Redis answered with an error (e.g. WRONGTYPE, OOM); the connection is still good.
+        /// Redis refused the command for good (e.g. WRONGTYPE, OOM, a script error): repeating it
+        /// unchanged meets the same refusal. The connection is still good.
         case errorReply
+        /// Redis cannot serve the command now but will (a temporary error reply: LOADING, READONLY,
+        /// NOREPLICAS, MASTERDOWN, BUSY, TRYAGAIN), or the server is a replica where the primary
+        /// was asked for (checked with ROLE after connecting). Nothing was done: the same call may
+        /// succeed later, or on the server that is the primary then. The connection was dropped,
+        /// so the next call connects again and checks the role again.
+        case unavailable
         /// Redis answered, but not with a reply of the type the command returns.
         case unexpectedReply
     }
@@ -24,14 +31,47 @@ public struct RedisError: Error, Sendable, Equatable, CustomStringConvertible {
     public let function: String
     /// Why, with the endpoint or the command where that helps (hiredis's own message for C failures).
     public let reason: String
+    /// The error code Redis put first in its error reply ("LOADING", "OOM", "WRONGTYPE", "ERR" …),
+    /// "ROLE" when the client refused a server whose ROLE is not the one asked for, "FAILOVER" when
+    /// it held a call while the Sentinels fail the primary over; nil for failures that are not
+    /// Redis's answer. A label for counting refusals by cause.
+    public let code: String?
 
-    /// An error of `kind` from `function`, explained by `reason`.
-    public init(_ kind: Kind, function: String, reason: String) {
+    /// An error of `kind` from `function`, explained by `reason`, with Redis's error `code` if any.
+    public init(_ kind: Kind, function: String, reason: String, code: String? = nil) {
         self.kind = kind
         self.function = function
         self.reason = reason
+        self.code = code
     }
 
     /// "function failed: reason".
     public var description: String { "\(function) failed: \(reason)" }
+}
+
+extension RedisError {
+    /// The codes of Redis's temporary error replies: the server refused the command without
+    /// doing anything, for a state that passes without anyone changing the data. Anything else
+    /// (WRONGTYPE, OOM under `noeviction`, MISCONF, a script error, a syntax error) is final.
+    /// - LOADING: the server is reading its RDB or append-only file after a start.
+    /// - READONLY: a replica (a primary demoted, or reached by mistake) refuses a write.
+    /// - NOREPLICAS: fewer replicas than `min-replicas-to-write` acknowledge the primary.
+    /// - MASTERDOWN: a replica with `replica-serve-stale-data no` lost its primary.
+    /// - BUSY: a script or function ran past `busy-reply-threshold` and still runs.
+    /// - TRYAGAIN: a cluster slot is migrating under a multi-key command.
+    static let temporaryCodes: Set<String> = ["LOADING", "READONLY", "NOREPLICAS", "MASTERDOWN", "BUSY", "TRYAGAIN"]
+
+    /// The code of an error reply: its first word ("LOADING Redis is loading …" → "LOADING").
+    static func code(of message: String) -> String {
+        String(message.prefix { $0 != " " })
+    }
+
+    /// The error for Redis's error reply `message` to `command` from `endpoint`: `.unavailable`
+    /// for a temporary code, `.errorReply` for the others.
+    static func replied(_ message: String, to command: String, by endpoint: RedisEndpoint) -> RedisError {
+        let code = code(of: message)
+        return RedisError(
+            temporaryCodes.contains(code) ? .unavailable : .errorReply, function: command,
+            reason: "\(endpoint.address) replied \"\(message)\"", code: code)
+    }
 }

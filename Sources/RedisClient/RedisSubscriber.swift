@@ -34,8 +34,22 @@ public final class RedisSubscriber: Sendable {
     /// limit for pub/sub is exceeded). It may call `close()`.
     ///
     /// Precondition: at least one channel, and a finite timeout of at least 0.001 s.
-    public init(
+    ///
+    /// With a Sentinel endpoint it subscribes on the primary the Sentinels name, and moves to the
+    /// new one when they announce a switch (`+switch-master`), as after a failure (`reconnections`).
+    public convenience init(
         endpoint: RedisEndpoint, channels: [String], timeout: Double = 1.0,
+        onMessage: @escaping @Sendable (_ channel: String, _ message: [UInt8]) -> Void
+    ) {
+        self.init(
+            endpoint: endpoint, channels: channels, timeout: timeout, threadName: "redis-subscribe",
+            onMessage: onMessage)
+    }
+
+    /// `init(endpoint:channels:timeout:onMessage:)` with a thread named `threadName` (at most 15
+    /// characters, or Linux refuses it).
+    init(
+        endpoint: RedisEndpoint, channels: [String], timeout: Double, threadName: String,
         onMessage: @escaping @Sendable (_ channel: String, _ message: [UInt8]) -> Void
     ) {
         precondition(!channels.isEmpty, "RedisSubscriber needs at least one channel")
@@ -46,9 +60,9 @@ public final class RedisSubscriber: Sendable {
         let loop = self.loop
         // The thread holds the loop (not the subscriber, so deinit can run) until it ends. Its name
         // is set on the thread itself: on Linux, Foundation does not apply a name set before
-        // start(). At most 15 characters, or Linux refuses it.
+        // start().
         let thread = Thread {
-            Thread.current.name = "redis-subscribe"
+            Thread.current.name = threadName
             loop.run()
         }
         loop.start(thread)
@@ -89,8 +103,11 @@ final class SubscriptionLoop: @unchecked Sendable {
     private let subscribe: RedisCommand
     private let channelCount: Int
     /// The longest wait for a message or between retries: none with the wake-up pipe; `timeout`
-    /// without it (none could be made), so that `close()` is still noticed.
+    /// without it (none could be made), so that `close()` is still noticed; 0.1 s with a Sentinel
+    /// endpoint, so that a switch of the primary is noticed within that.
     private let longestWait: Double?
+    /// The announced switches of the primary, for a Sentinel endpoint.
+    private let switches: PrimarySwitches?
 
     private var thread: Thread?
     private var closing = false
@@ -109,7 +126,8 @@ final class SubscriptionLoop: @unchecked Sendable {
         subscribe = RedisCommand.text(["SUBSCRIBE"] + channels)
         channelCount = channels.count
         lastError = wakeup.failure
-        longestWait = wakeup.failure == nil ? nil : timeout
+        switches = endpoint.sentinel.map { PrimarySwitches.shared(for: $0, timeout: timeout) }
+        longestWait = switches != nil ? min(timeout, 0.1) : wakeup.failure == nil ? nil : timeout
     }
 
     /// Remembers `thread` (so `close()` can tell when it is called on it) and starts it.
@@ -151,11 +169,13 @@ final class SubscriptionLoop: @unchecked Sendable {
         var failures = 0
         while !isClosing {
             do throws(RedisError) {
+                // Read before connecting: a switch announced meanwhile moves it again.
+                let announced = switches?.announced
                 // Freed (its socket closed, so Redis drops the subscription) at the end of the block.
                 let context = try HiredisContext.connect(to: endpoint, timeout: timeout)
                 try subscribe(on: context)
                 failures = 0
-                try listen(on: context)
+                try listen(on: context, switchesAnnounced: announced)
             } catch {
                 condition.lock()
                 subscribed = false
@@ -200,8 +220,16 @@ final class SubscriptionLoop: @unchecked Sendable {
     /// only reads once poll reports data (or the end of the connection); the rest of a message
     /// that has begun to arrive is a blocking read bounded by the socket timeout. Replies hiredis
     /// already buffered (several messages in one read) are taken first: poll cannot see them.
-    private func listen(on context: HiredisContext) throws(RedisError) {
+    ///
+    /// With a Sentinel endpoint, a switch of the primary announced since `switchesAnnounced` ends it
+    /// (thrown, to subscribe again on the new primary).
+    private func listen(on context: HiredisContext, switchesAnnounced: Int?) throws(RedisError) {
         while !isClosing {
+            if let switches, switches.announced != switchesAnnounced {
+                throw RedisError(
+                    .unavailable, function: subscribe.name,
+                    reason: "the Sentinels announced a new primary for \(endpoint.address)", code: "FAILOVER")
+            }
             if let reply = try context.bufferedReply(to: subscribe) {
                 _ = try handle(reply)
                 continue
@@ -231,10 +259,7 @@ final class SubscriptionLoop: @unchecked Sendable {
                 break
             }
         }
-        if case .error(let message) = reply {
-            throw RedisError(
-                .errorReply, function: subscribe.name, reason: "\(endpoint.address) replied \"\(message)\"")
-        }
+        if case .error(let message) = reply { throw .replied(message, to: subscribe.name, by: endpoint) }
         throw RedisError(
             .unexpectedReply, function: subscribe.name,
             reason: "\(endpoint.address) sent \(reply.summary) to a subscribed connection")

@@ -9,17 +9,28 @@ import Foundation
 /// (50 ms doubling to 2 s) and keeps only the latest operation per key, at most `maxPending` keys
 /// and about `maxPendingBytes` bytes of keys and values: operations on further keys are dropped
 /// and counted (newer operations on a key already waiting, or in the batch being retried, are
-/// always kept, so the bytes can pass the bound by what one key's values grow). An operation Redis
-/// refuses (an error reply, e.g. OOM) is counted as refused and not retried.
+/// always kept, so the bytes can pass the bound by what one key's values grow).
+///
+/// Redis's error replies are told apart by their code (`RedisError.temporaryCodes`). A temporary
+/// one (LOADING, READONLY, NOREPLICAS, MASTERDOWN, BUSY, TRYAGAIN) is handled as a broken
+/// connection: the operations it answered stay in the batch (those Redis took are settled), the
+/// connection is dropped, and the batch is retried with the same backoff on a new connection,
+/// whose ROLE is checked first; counted in `deferred`. A final one (WRONGTYPE, OOM under
+/// `noeviction`, MISCONF, an invalid argument) refuses that operation for good: counted as
+/// refused, by code, and not retried.
 ///
 /// The thread uses the connection it is given; give it its own `RedisConnection` so that its
-/// retries never make request-path calls wait for the connection's mutex.
+/// retries never make request-path calls wait for the connection's mutex. Give it a `.primary`
+/// one (the default): its ROLE check after every connect is what keeps writes off a replica. On a
+/// Sentinel endpoint the connection follows the Sentinels: while they fail the primary over the
+/// batch is deferred (code "FAILOVER"), and the next attempt after their announcement goes to the
+/// new primary.
 public final class RedisWriter: Sendable {
     /// What the writer has done so far.
     public struct Statistics: Sendable, Hashable {
         /// Operations Redis accepted.
         public var written: Int
-        /// Operations Redis refused (an error reply).
+        /// Operations Redis refused for good (a final error reply); not retried.
         public var refused: Int
         /// Operations never sent: over `maxPending` or `maxPendingBytes`, enqueued after
         /// `close()`, or left when `close()` could not reach Redis.
@@ -30,6 +41,16 @@ public final class RedisWriter: Sendable {
         public var pendingBytes: Int
         /// Operations replaced by a later one on the same key before being sent.
         public var coalesced: Int
+        /// `refused` by the code of Redis's reply ("OOM", "WRONGTYPE", "ERR" …); adds up to
+        /// `refused`.
+        public var refusedByCode: [String: Int] = [:]
+        /// Times an operation was sent and kept for a retry because Redis answered a temporary error
+        /// reply, or its batch found a server that is not the primary (each attempt counts).
+        public var deferred: Int = 0
+        /// `deferred` by the code of Redis's reply ("LOADING", "READONLY", "NOREPLICAS",
+        /// "MASTERDOWN", "BUSY", "TRYAGAIN"), "ROLE" when the connection found a replica, or
+        /// "FAILOVER" while the Sentinels fail the primary over; adds up to `deferred`.
+        public var deferredByCode: [String: Int] = [:]
 
         /// Operations refused or dropped.
         public var failed: Int { refused + dropped }
@@ -51,8 +72,9 @@ public final class RedisWriter: Sendable {
         case failed
         /// Not written by the deadline; it stays queued and may still be written.
         case timedOut
-        /// Not waited for: the writer's last attempt to reach Redis failed (before or while this
-        /// waited), and it retries with backoff. It stays queued and may still be written.
+        /// Not waited for: the writer's last attempt to reach Redis failed, or Redis answered that
+        /// it cannot take writes now (before or while this waited), and it retries with backoff. It
+        /// stays queued and may still be written.
         case unreachable
     }
 
@@ -118,8 +140,8 @@ public final class RedisWriter: Sendable {
     /// What the writer has done so far.
     public var statistics: Statistics { queue.statistics }
 
-    /// Why the last batch failed or Redis refused part of it, or nil when it was all written (for
-    /// health checks).
+    /// Why the last batch failed or Redis refused or deferred part of it, or nil when it was all
+    /// written (for health checks; `code` says which error reply).
     public var lastError: RedisError? { queue.lastError }
 
     /// Writes what is pending, with one attempt if Redis is down (bounded by the connection's
@@ -186,6 +208,9 @@ final class WriteQueue: @unchecked Sendable {
 
     private var written = 0
     private var refused = 0
+    private var refusedByCode: [String: Int] = [:]
+    private var deferred = 0
+    private var deferredByCode: [String: Int] = [:]
     private var dropped = 0
     private var coalesced = 0
     /// Bytes of the entries waiting and in the batch.
@@ -317,7 +342,7 @@ final class WriteQueue: @unchecked Sendable {
         defer { condition.unlock() }
         return .init(
             written: written, refused: refused, dropped: dropped, pending: pendingKeys, pendingBytes: pendingBytes,
-            coalesced: coalesced)
+            coalesced: coalesced, refusedByCode: refusedByCode, deferred: deferred, deferredByCode: deferredByCode)
     }
 
     var lastError: RedisError? {
@@ -365,46 +390,79 @@ final class WriteQueue: @unchecked Sendable {
             switch outcome {
             case .success(let replies):
                 lastErrorValue = nil
+                var kept: [Entry] = []
                 for (entry, (command, reply)) in zip(batch, zip(commands, replies)) {
-                    pendingBytes -= entry.byteCount
-                    if case .error(let message) = reply {
-                        refused += 1
-                        settle(entry, written: false)
-                        lastErrorValue = RedisError(
-                            .errorReply, function: command.name,
-                            reason: "\(connection.endpoint.address) replied \"\(message)\"")
-                    } else {
+                    guard case .error(let message) = reply else {
+                        pendingBytes -= entry.byteCount
                         written += 1
                         settle(entry, written: true)
+                        continue
+                    }
+                    let error = RedisError.replied(message, to: command.name, by: connection.endpoint)
+                    lastErrorValue = error
+                    if error.kind == .unavailable {
+                        kept.append(entry)
+                        count(deferral: error)
+                    } else {
+                        pendingBytes -= entry.byteCount
+                        refused += 1
+                        refusedByCode[error.code ?? "", default: 0] += 1
+                        settle(entry, written: false)
                     }
                 }
-                batch.removeAll(keepingCapacity: true)
-                batchKeys.removeAll(keepingCapacity: true)
-                overlap = 0
-                failures = 0
+                batch = kept
+                batchKeys = Set(kept.map(\.key))
+                overlap = kept.count { waiting[$0.key] != nil }
+                if kept.isEmpty {
+                    failures = 0
+                } else {
+                    // The connection dropped itself on the temporary reply: the retry connects
+                    // again and checks ROLE first.
+                    retry()
+                }
             case .failure(let error):
                 lastErrorValue = error
-                failures += 1
-                if closing {
-                    dropped += pendingKeys
-                    pendingBytes = 0
-                    coalesced += overlap
-                    overlap = 0
-                    batch.removeAll()
-                    batchKeys.removeAll()
-                    waiting.removeAll()
-                    arrivals.removeAll()
-                    arrivalsHead = 0
-                } else {
-                    let delay = min(0.05 * Double(1 << min(failures - 1, 6)), 2.0)
-                    retryAt = Date(timeIntervalSinceNow: delay)
+                // A server found not to be the primary (or busy) on connecting: deferred too.
+                if error.kind == .unavailable {
+                    for _ in batch { count(deferral: error) }
                 }
+                retry()
             }
             condition.broadcast()
         }
         finished = true
         condition.broadcast()
         condition.unlock()
+    }
+
+    /// Counts one operation kept for a retry because of `error` (a temporary refusal).
+    private func count(deferral error: RedisError) {
+        deferred += 1
+        deferredByCode[error.code ?? "", default: 0] += 1
+    }
+
+    /// After a failed attempt: waits with backoff (50 ms doubling to 2 s; 0.1 s at most while a
+    /// Sentinel failover holds writes) to retry the batch, or, when closing, drops and counts
+    /// everything pending (close makes one attempt).
+    private func retry() {
+        failures += 1
+        if closing {
+            dropped += pendingKeys
+            pendingBytes = 0
+            coalesced += overlap
+            overlap = 0
+            batch.removeAll()
+            batchKeys.removeAll()
+            waiting.removeAll()
+            arrivals.removeAll()
+            arrivalsHead = 0
+        } else {
+            var delay = min(0.05 * Double(1 << min(failures - 1, 6)), 2.0)
+            // Held while the Sentinels fail over (no Redis was asked): look again every 0.1 s at
+            // most, so that writing resumes on the new primary soon after their announcement.
+            if lastErrorValue?.code == "FAILOVER" { delay = min(delay, 0.1) }
+            retryAt = Date(timeIntervalSinceNow: delay)
+        }
     }
 
     /// Brings newer operations on the batch's keys into it (a retried batch), then adds waiting

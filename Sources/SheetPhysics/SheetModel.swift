@@ -24,10 +24,11 @@ public final class SheetModel: Sendable {
     /// The options in effect, defaults filled in, in catalog order.
     public let effectiveOptions: [(key: String, value: OptionValue)]
 
-    /// Where a new session that names no detent rests (swipeCell: initial); nil: it starts hidden.
+    /// Where a new session that names no detent rests (the preset's `initialDetent`); nil: it
+    /// starts hidden.
     let initialDetent: Detent?
     /// Whether a drag may hand the movement to an inner scroll view, and pan answers say who
-    /// took it (fluid).
+    /// took it (the preset's `scrollHandOff` capability).
     let scrollHandOff: Bool
 
     var progressScale: ProgressScale { dragLaw.progress }
@@ -54,8 +55,8 @@ public final class SheetModel: Sendable {
         hiddenConstant = configuration.hiddenConstant
         showDefault = configuration.showDefault
         dismissTarget = configuration.dismissTarget
-        initialDetent = configuration.initialDetent
-        scrollHandOff = configuration.scrollHandOff
+        initialDetent = preset.initialDetent.flatMap { name in configuration.detents.first { $0.name == name } }
+        scrollHandOff = preset.has(.scrollHandOff)
         effectiveOptions = configuration.effectiveOptions
         dragLaw = configuration.dragLaw
         releaseLaw = configuration.releaseLaw

@@ -120,11 +120,11 @@ enum EngineTarget {
     }
 
     /// A pan event as Decode.pan builds it: translation optional except on changed (required),
-    /// velocity only on ended (nil: estimated), scrollOffset only for fluid.
+    /// velocity only on ended (nil: estimated), scrollOffset only with scroll hand-off.
     private static func pan(_ phase: PanPhase, _ op: UInt8, _ r: inout ByteReader, _ preset: PresetName) -> PanEvent {
         let translation: Double? = phase == .changed || op & 0x10 != 0 ? r.number(limit: 1e6) : nil
         let velocity: Double? = phase == .ended && op & 0x08 == 0 ? r.number(limit: 1e6) : nil
-        let scrollOffset: Double? = preset == .fluid && op & 0x20 != 0 ? r.number(limit: 1e6) : nil
+        let scrollOffset: Double? = preset.has(.scrollHandOff) && op & 0x20 != 0 ? r.number(limit: 1e6) : nil
         return PanEvent(phase: phase, translation: translation, velocity: velocity, scrollOffset: scrollOffset)
     }
 

@@ -60,6 +60,23 @@ struct Serve: ParsableCommand {
     )
     var perIpLimit: Int = env("SHEETD_PER_IP_LIMIT").flatMap(Int.init) ?? defaults.perIPConnectionLimit ?? 0
 
+    @Option(help: "Frame streams one session may hold at once; more are 429 (SHEETD_MAX_STREAMS_PER_SESSION).")
+    var maxStreamsPerSession: Int =
+        env("SHEETD_MAX_STREAMS_PER_SESSION").flatMap(Int.init) ?? defaults.maxStreamsPerSession
+
+    @Option(
+        help:
+            "Frame streams one client may hold at once (its address, or behind --trusted-proxy the address the proxy forwards); more are 429 (SHEETD_MAX_STREAMS_PER_CLIENT)."
+    )
+    var maxStreamsPerClient: Int =
+        env("SHEETD_MAX_STREAMS_PER_CLIENT").flatMap(Int.init) ?? defaults.maxStreamsPerClient
+
+    @Option(
+        help:
+            "Addresses of the proxies in front, comma-separated, whose X-Forwarded-For names the client for the stream limits (SHEETD_TRUSTED_PROXY)."
+    )
+    var trustedProxy = env("SHEETD_TRUSTED_PROXY") ?? defaults.trustedProxies.joined(separator: ",")
+
     @Option(help: "Allowed CORS origins, comma-separated; * allows any (SHEETD_CORS_ORIGIN).")
     var corsOrigin = env("SHEETD_CORS_ORIGIN") ?? defaults.corsOrigins.joined(separator: ",")
 
@@ -77,9 +94,15 @@ struct Serve: ParsableCommand {
 
     @Option(
         help:
-            "Where sessions are kept: memory (lost with the process), redis://host:port[/db], from where any instance carries on with them (SHEETD_STORE). With replicas, point it at the primary; after a failover, restart the instances with the promoted replica's address (Sentinel is not followed)."
+            "Where sessions are kept: memory (lost with the process), redis://host:port[/db], or redis+sentinel://host1:port,host2:port,…/name[/db] (the primary of group name, followed through failovers), from where any instance carries on with them (SHEETD_STORE)."
     )
     var store = env("SHEETD_STORE") ?? defaults.store ?? "memory"
+
+    @Option(
+        help:
+            "What every key and channel in the store starts with; deployments sharing a Redis give each its own (SHEETD_STORE_PREFIX)."
+    )
+    var storePrefix = env("SHEETD_STORE_PREFIX") ?? defaults.storePrefix
 
     @Option(
         help:
@@ -134,10 +157,16 @@ struct Serve: ParsableCommand {
         guard connectionLimit >= 0 else { throw ValidationError("--connection-limit must not be negative") }
         guard perIpLimit >= 0 else { throw ValidationError("--per-ip-limit must not be negative") }
         guard drainGrace >= 0 else { throw ValidationError("--drain-grace must not be negative") }
-        guard store == "memory" || store.hasPrefix("redis://") else {
+        guard maxStreamsPerSession >= 1, maxStreamsPerClient >= 1 else {
+            throw ValidationError("--max-streams-per-session and --max-streams-per-client must be at least 1")
+        }
+        guard store == "memory" || store.hasPrefix("redis://") || store.hasPrefix("redis+sentinel://") else {
             throw ValidationError(
-                "--store must be memory or redis://host:port[/db], not \(store)"
+                "--store must be memory, redis://host:port[/db] or redis+sentinel://host:port,…/name[/db], not \(store)"
             )
+        }
+        guard (1...64).contains(storePrefix.utf8.count), !storePrefix.contains(where: { $0.isWhitespace }) else {
+            throw ValidationError("--store-prefix must be 1 to 64 bytes without white space, not \"\(storePrefix)\"")
         }
         guard storeDeadline >= 0.01, storeDeadline <= 60 else {
             throw ValidationError("--store-deadline must be 0.01 to 60 seconds, not \(storeDeadline)")
@@ -173,8 +202,13 @@ struct Serve: ParsableCommand {
         config.apiKey = apiKey.isEmpty ? nil : apiKey
         config.sessionTokens = sessionTokens
         config.drainGrace = drainGrace
+        config.maxStreamsPerSession = maxStreamsPerSession
+        config.maxStreamsPerClient = maxStreamsPerClient
+        config.trustedProxies = trustedProxy.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
         config.store = store == "memory" ? nil : store
         config.storeDeadline = storeDeadline
+        config.storePrefix = storePrefix
         config.storeBacklogBytes = storeBacklog << 20
 
         let server = try SheetServer(configuration: config, logger: logger)

@@ -12,16 +12,6 @@ import Testing
 
 extension RedisIntegration {
     @Suite final class RedisConnectionTurnTests: RedisServerSuite {
-        /// Keeps Redis busy for ARGV[1] seconds (by its own clock), then returns 1.
-        static let busy = """
-            local t = redis.call('TIME')
-            local start = t[1] + t[2] / 1e6
-            repeat
-              t = redis.call('TIME')
-            until t[1] + t[2] / 1e6 - start >= tonumber(ARGV[1])
-            return 1
-            """
-
         /// Six callers at once on a connection with a 0.4 s timeout, each call taking at least
         /// 0.25 s in Redis: served one at a time, the third in line could not start before 0.5 s,
         /// so at least one caller is refused its turn (`.timedOut`, not sent) instead of waiting
@@ -33,7 +23,7 @@ extension RedisIntegration {
             let threads = (0..<6).map { _ in
                 Thread {
                     let outcome = Result { () throws(RedisError) in
-                        try redis.evaluate(Self.busy, [(keys: [], arguments: [Array("0.25".utf8)])])
+                        try redis.evaluate(busyScript, [(keys: [], arguments: [Array("0.25".utf8)])])
                     }
                     outcomes.withLock { $0.append(outcome) }
                 }

@@ -78,6 +78,17 @@ struct RedisView {
     }
 }
 
+/// Keeps Redis busy for ARGV[1] seconds (by its own clock), then returns 1: Redis runs one script at
+/// a time, so every other call waits for it, or is refused (BUSY) past `busy-reply-threshold`.
+let busyScript = """
+    local t = redis.call('TIME')
+    local start = t[1] + t[2] / 1e6
+    repeat
+      t = redis.call('TIME')
+    until t[1] + t[2] / 1e6 - start >= tonumber(ARGV[1])
+    return 1
+    """
+
 /// A redis-server answered a diagnostic command in an unexpected way.
 struct RedisViewError: Error, CustomStringConvertible {
     let description: String

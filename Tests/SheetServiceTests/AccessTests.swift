@@ -4,7 +4,8 @@ import Testing
 
 @testable import SheetService
 
-// Optional bearer protection (--api-key, --session-tokens) and the request deadline.
+// Optional bearer protection (--api-key, --session-tokens), answered in process, and the request
+// deadline, on sockets (a head or body still arriving).
 
 extension ServiceIntegration {
     @Suite struct AccessTests {}
@@ -14,8 +15,7 @@ extension ServiceIntegration.AccessTests {
     /// With --api-key, every route but the probes, the page's files and the contract needs the
     /// key; a wrong one is 401 with error="invalid_token", and nothing changes.
     @Test func apiKeyGuardsEveryRouteButProbesAndPage() throws {
-        let (server, c) = try connectedServer { $0.apiKey = "k3y" }
-        defer { server.stop() }
+        let c = try InProcessService { $0.apiKey = "k3y" }
         let key = [("Authorization", "Bearer k3y")]
         let rows: [(method: String, path: String, open: Bool)] = [
             ("GET", "/healthz", true),  // probes stay open for load balancers
@@ -41,7 +41,7 @@ extension ServiceIntegration.AccessTests {
                 #expect(wrong.headers["WWW-Authenticate"]?.contains(#"error="invalid_token""#) == true)
             }
         }
-        #expect(server.sessionCount == 0)
+        #expect(c.sessionCount == 0)
         #expect(try c.request("PUT", "/sessions/s", headers: key).status == 201)
         #expect(try c.request("GET", "/sessions/s", headers: key).status == 200)
         // CORS preflights carry no credentials and are answered.
@@ -51,8 +51,7 @@ extension ServiceIntegration.AccessTests {
     /// With --session-tokens, a session's routes need its own token (or the key): another
     /// client that learns the id cannot drive it; EventSource sends it as access_token.
     @Test func sessionTokenOpensOnlyItsSession() throws {
-        let (server, c) = try connectedServer { $0.sessionTokens = true }
-        defer { server.stop() }
+        let c = try InProcessService { $0.sessionTokens = true }
         let mine = try c.request("POST", "/sessions", json: #"{"initialDetent": "normal"}"#)
         let other = try c.request("POST", "/sessions", json: "{}")
         let id = try #require(mine.json?["id"] as? String)
@@ -76,9 +75,10 @@ extension ServiceIntegration.AccessTests {
                 json: #"{"phase": "began"}"#)
             #expect(r.status == row.status, "\(row.auth ?? "none"): \(r)")
         }
-        let stream = try SSEClient(port: server.port, path: "/sessions/\(id)/frames?once=true&access_token=\(token)")
+        // The frames stream opens (its frames are the stream tests' concern) or is refused.
+        let stream = try c.get("/sessions/\(id)/frames?once=true&access_token=\(token)")
         #expect(stream.status == 200)
-        let refused = try SSEClient(port: server.port, path: "/sessions/\(id)/frames?access_token=\(otherToken)")
+        let refused = try c.get("/sessions/\(id)/frames?access_token=\(otherToken)")
         #expect(refused.status == 401)
         // PUT over an existing id needs its token and keeps it.
         #expect(try c.request("PUT", "/sessions/\(id)", json: "{}").status == 401)

@@ -5,12 +5,11 @@ import Testing
 @testable import SheetService
 
 extension ServiceIntegration {
-    /// CORS: preflights, allowed origins, and their configuration. A real SheetServer on port 0.
+    /// CORS: preflights, allowed origins, and their configuration, answered in process.
     @Suite struct CORSTests {
         /// A preflight names the allowed origin, methods and headers, on every route.
         @Test func corsPreflightAndOrigins() throws {
-            let (server, c) = try connectedServer()
-            defer { server.stop() }
+            let c = try InProcessService()
             let preflight = try c.request(
                 "OPTIONS", "/sessions/abc/pan",
                 headers: [
@@ -42,8 +41,7 @@ extension ServiceIntegration {
         }
 
         @Test func corsOriginsAreConfigurable() throws {
-            let (server, c) = try connectedServer { $0.corsOrigins = ["http://a.example"] }
-            defer { server.stop() }
+            let c = try InProcessService { $0.corsOrigins = ["http://a.example"] }
             let allowed = try c.request("GET", "/presets", headers: [("Origin", "http://a.example")])
             #expect(allowed.headers["Access-Control-Allow-Origin"] == "http://a.example", "\(allowed.headers)")
             #expect(allowed.headers.values("Vary").contains { $0.contains("Origin") }, "\(allowed.headers)")
@@ -68,8 +66,7 @@ extension ServiceIntegration.CORSTests {
     /// (it was echoed, an empty header libmicrohttpd refuses: a 500 found by schemathesis).
     @Test(arguments: ["", " ", "\t"])
     func preflightWithEmptyRequestHeaders(value: String) throws {
-        let (server, c) = try connectedServer()
-        defer { server.stop() }
+        let c = try InProcessService()
         let r = try c.request(
             "OPTIONS", "/healthz",
             headers: [("Origin", "https://example.com"), ("Access-Control-Request-Headers", value)])

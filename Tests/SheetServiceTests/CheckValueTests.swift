@@ -7,11 +7,11 @@ import Testing
 
 extension ServiceIntegration {
     /// The physics check values (PhysicsCheckValues, the same rows SheetPhysicsTests replays on the
-    /// engine) through HTTP: sessions and /simulate answer them. A real SheetServer on port 0.
+    /// engine) through the service: sessions and /simulate answer them. Answered in process.
     @Suite struct CheckValueTests {
         /// Creates session `id` of `preset` at its check-table resting detent and drags it to
         /// `constant`: the answer to the `changed` event.
-        private func dragFromRest(_ c: HTTPConnection, _ id: String, _ preset: String, to constant: Double) throws
+        private func dragFromRest(_ c: some HTTPClient, _ id: String, _ preset: String, to constant: Double) throws
             -> Response
         {
             let rest = try #require(CheckValues.restingDetent[preset])
@@ -22,8 +22,7 @@ extension ServiceIntegration {
 
         @Test(arguments: CheckValues.releases)
         func releaseDecisions(_ row: ReleaseCheck) throws {
-            let (server, c) = try connectedServer()
-            defer { server.stop() }
+            let c = try InProcessService()
             let moved = try dragFromRest(c, "r", row.preset, to: row.constant)
             #expect(abs((num(moved.json?["constant"]) ?? .nan) - row.constant) < 0.01, "\(moved.text)")
             let ended = try c.pan("r", #"{"phase": "ended", "velocity": \#(row.velocity)}"#)
@@ -38,8 +37,7 @@ extension ServiceIntegration {
 
         @Test(arguments: CheckValues.dimmer)
         func dimmerWhileDragging(_ row: DimmerCheck) throws {
-            let (server, c) = try connectedServer()
-            defer { server.stop() }
+            let c = try InProcessService()
             let r = try dragFromRest(c, "d", row.preset, to: row.constant)
             #expect(r.status == 200, "\(r)")
             #expect(abs((num(r.json?["dimmerAlpha"]) ?? .nan) - row.alpha) <= 1e-4, "\(r.text)")
@@ -47,8 +45,7 @@ extension ServiceIntegration {
 
         @Test(arguments: CheckValues.dragLimits)
         func dragLimits(_ row: DragLimitCheck) throws {
-            let (server, c) = try connectedServer()
-            defer { server.stop() }
+            let c = try InProcessService()
             let put = try c.put("l", #"{"preset": "\#(row.preset)", "initialDetent": "\#(row.startDetent)"}"#)
             #expect(num(put.json?["constant"]) == row.start, "\(put.text)")
             #expect(try c.pan("l", #"{"phase": "began"}"#).status == 200)
@@ -58,8 +55,7 @@ extension ServiceIntegration {
 
         @Test(arguments: CheckValues.showFrames)
         func showFramesAt30FPSThroughSimulate(_ row: ShowFramesCheck) throws {
-            let (server, c) = try connectedServer()
-            defer { server.stop() }
+            let c = try InProcessService()
             let r = try c.request(
                 "POST", "/simulate",
                 json: #"{"config": {"preset": "\#(row.preset)"}, "events": [{"type": "show", "time": 0}], "fps": 30}"#)
@@ -86,8 +82,7 @@ extension ServiceIntegration {
             let check = CheckValues.fluidSpring
             let rest = try #require(CheckValues.restingDetent[check.preset])
             let translation = check.from - rest.constant
-            let (server, c) = try connectedServer()
-            defer { server.stop() }
+            let c = try InProcessService()
             // Through a session: release from `from` with `velocity`.
             let config = #"{"preset": "\#(check.preset)", "initialDetent": "\#(check.startDetent)"}"#
             #expect(try c.put("f", config).status == 201)
@@ -128,8 +123,7 @@ extension ServiceIntegration {
         }
 
         @Test func velocityIsEstimatedFromTheClientClock() throws {
-            let (server, c) = try connectedServer()
-            defer { server.stop() }
+            let c = try InProcessService()
             #expect(try c.put("v", #"{"clock": "client", "initialDetent": "normal"}"#).status == 201)
             #expect(try c.pan("v", #"{"phase": "began", "time": 0}"#).status == 200)
             for (t, translation) in [(0.0, 0.0), (0.02, 10.0), (0.04, 20.0)] {

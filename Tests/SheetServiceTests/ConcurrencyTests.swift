@@ -1,5 +1,6 @@
 // Many threads on one session and on many: answers stay consistent, sessions do not cross-talk.
-// A real SheetServer on port 0.
+// Answered in process: the responder called from 8 threads at once, as libmicrohttpd's threads
+// call it (the subject is the sessions' locking, not the connections).
 
 import Foundation
 import PhysicsCheckValues
@@ -24,9 +25,7 @@ extension ServiceIntegration.ConcurrencyTests {
     /// 8 threads × 200 `changed` events on one session: every answer is 200 and consistent with
     /// its own translation, and the session ends at the last event applied.
     @Test func concurrentEventsOnOneSession() throws {
-        let (server, c) = try connectedServer { $0.threads = 4 }
-        defer { server.stop() }
-        let port = server.port
+        let c = try InProcessService()
         #expect(try c.put("shared", #"{"initialDetent": "normal"}"#).status == 201)
         #expect(try c.pan("shared", #"{"phase": "began"}"#).status == 200)
 
@@ -42,7 +41,7 @@ extension ServiceIntegration.ConcurrencyTests {
         onThreads(8) { thread in
             var mine: [Applied] = []
             do {
-                let conn = try HTTPConnection(port: port)
+                let conn = c
                 for j in 0..<200 {
                     // Unique translations from -400 to 399.5: the clamp at E = 30 is crossed.
                     let translation = Double(thread * 200 + j) * 0.5 - 400
@@ -81,13 +80,11 @@ extension ServiceIntegration.ConcurrencyTests {
 
     /// 8 threads, each driving 8 sessions of its own, interleaved: no cross-talk.
     @Test func concurrentSessionsDoNotCrossTalk() throws {
-        let server = try startServer { $0.threads = 4 }
-        defer { server.stop() }
-        let port = server.port
+        let c = try InProcessService()
         let failures = Locked<[String]>([])
         onThreads(8) { thread in
             do {
-                let conn = try HTTPConnection(port: port)
+                let conn = c
                 let ids = (0..<8).map { "t\(thread)-s\($0)" }
                 for (k, id) in ids.enumerated() {
                     let preset = ["facebook", "twitter", "glide", "fluid"][k % 4]
@@ -119,6 +116,6 @@ extension ServiceIntegration.ConcurrencyTests {
         }
         let found = failures.value
         #expect(found.isEmpty, "\(found.prefix(10))")
-        #expect(server.sessionCount == 64)
+        #expect(c.sessionCount == 64)
     }
 }

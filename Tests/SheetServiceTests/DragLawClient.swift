@@ -1,6 +1,6 @@
 // The drag law as a client reads it (with ReleaseLawClient.swift for the release law): the card,
 // finish and segment a client draws from `dragLaw` and `drag`, evaluated by the rules at the top
-// of DragLaw.swift, and the service's own rendering of the laws (Wire) read back with JSONReader.
+// of DragLaw.swift, and the service's own rendering of the laws (ReplyJSON) read back with JSONReader.
 // DragLawPropertyTests, DragLawTableTests and DragLawHTTPTests check the service against it.
 
 import Foundation

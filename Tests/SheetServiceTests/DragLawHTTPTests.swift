@@ -1,4 +1,4 @@
-// The drag law over HTTP against a real server on port 0: batches of pan events on the client
+// The drag law through the service, answered in process: batches of pan events on the client
 // clock, each answer checked against the client's evaluation (DragLawClient.swift), and the batch
 // refusals.
 
@@ -46,7 +46,7 @@ private func batchBody(_ events: [BatchEvent]) -> [UInt8] {
     return w.takeBytes()
 }
 
-private func postBatch(_ c: HTTPConnection, _ id: String, _ events: [BatchEvent]) throws -> Response {
+private func postBatch(_ c: some HTTPClient, _ id: String, _ events: [BatchEvent]) throws -> Response {
     try c.request("POST", "/sessions/\(id)/pan", body: batchBody(events))
 }
 
@@ -73,7 +73,7 @@ private func expectCard(
 /// evaluation of the `drag` and `dragLaw` it was given. Returns the client's law.
 @discardableResult
 private func dragInBatches(
-    _ c: HTTPConnection, id: String, config: String, model: SheetModel, seed: UInt64, changes: Int = 200,
+    _ c: some HTTPClient, id: String, config: String, model: SheetModel, seed: UInt64, changes: Int = 200,
     regrabAt: Int? = nil
 ) throws -> (law: ClientLaw, finishes: Int, time: Double) {
     let created = try c.put(id, config)
@@ -169,8 +169,7 @@ private func dragInBatches(
 
 extension ServiceIntegration.DragLawHTTPTests {
     @Test func fluidBatchesMatchTheClient() throws {
-        let (server, c) = try connectedServer()
-        defer { server.stop() }
+        let c = try InProcessService()
         let g = try Geometry(height: 900, safeAreaTop: 50, safeAreaBottom: 30)
         let model = try SheetModel(preset: .fluid, geometry: g, options: [("maxDimAlpha", .number(0.45))])
         let config = #"""
@@ -222,8 +221,7 @@ extension ServiceIntegration.DragLawHTTPTests {
     }
 
     @Test func transitionBatchesMatchTheClient() throws {
-        let (server, c) = try connectedServer()
-        defer { server.stop() }
+        let c = try InProcessService()
         let model = try SheetModel(preset: .transition)
         let (law, finishes, _) = try dragInBatches(
             c, id: "dl-transition", config: #"{"preset": "transition", "clock": "client", "initialDetent": "mini"}"#,

@@ -1,5 +1,5 @@
-// docs/HTTP.md's error table through HTTP: every row's status, problem code and detail, and an
-// error changes nothing. A real SheetServer on port 0.
+// docs/HTTP.md's error table: every row's status, problem code and detail, and an error changes
+// nothing. Answered in process, but for the rows answered from the head alone (a server on port 0).
 
 import Foundation
 import SheetdTesting
@@ -170,25 +170,37 @@ extension ServiceIntegration.ErrorTests {
             code: "unsupported-media-type"),
     ]
 
-    @Test(arguments: errorCases)
+    @Test(arguments: errorCases.filter { !$0.headOnly })
     func errorStatuses(_ row: ErrorCase) throws {
+        let service = try InProcessService()
+        try expectError(row, on: service) {
+            try service.request(row.method, row.path, headers: row.headers, body: row.body.map(bytes))
+        }
+    }
+
+    /// The rows answered from the head alone, their body never sent: that the server answers
+    /// without waiting for it is a matter of the socket.
+    @Test(arguments: errorCases.filter { $0.headOnly })
+    func errorStatusesFromTheHeadAlone(_ row: ErrorCase) throws {
         let server = try startServer()
         defer { server.stop() }
-        let setup = try HTTPConnection(port: server.port)
+        try expectError(row, on: try HTTPConnection(port: server.port)) {
+            let c = try HTTPConnection(port: server.port)
+            var head = "\(row.method) \(row.path) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            for (name, value) in row.headers { head += "\(name): \(value)\r\n" }
+            try c.send(head + "\r\n")
+            return try c.readResponse(method: row.method, timeout: 5)
+        }
+    }
+
+    /// Sets up the sessions the rows aim at through `setup`, checks the answer `send` gets for the
+    /// row, then that the sessions are untouched.
+    private func expectError(_ row: ErrorCase, on setup: some HTTPClient, _ send: () throws -> Response) throws {
         #expect(try setup.put("s1", #"{"initialDetent": "normal"}"#).status == 201)
         #expect(try setup.put("c1", #"{"clock": "client", "initialDetent": "normal"}"#).status == 201)
         #expect(try setup.pan("c1", #"{"phase": "began", "time": 5}"#).status == 200)
 
-        let c = try HTTPConnection(port: server.port)
-        let r: Response
-        if row.headOnly {
-            var head = "\(row.method) \(row.path) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-            for (name, value) in row.headers { head += "\(name): \(value)\r\n" }
-            try c.send(head + "\r\n")
-            r = try c.readResponse(method: row.method, timeout: 5)
-        } else {
-            r = try c.request(row.method, row.path, headers: row.headers, body: row.body.map(bytes))
-        }
+        let r = try send()
         let json = expectProblem(r, status: row.status, code: row.code)
         if let field = row.field {
             #expect(json["field"] as? String == field, "\(r.text)")
@@ -208,8 +220,7 @@ extension ServiceIntegration.ErrorTests {
 
 extension ServiceIntegration.ErrorTests {
     @Test func stateIsUnchangedAfterAnError() throws {
-        let (server, c) = try connectedServer()
-        defer { server.stop() }
+        let c = try InProcessService()
         // A dragging session on the client clock.
         #expect(try c.put("d", #"{"clock": "client", "initialDetent": "normal"}"#).status == 201)
         #expect(try c.pan("d", #"{"phase": "began", "time": 1}"#).status == 200)

@@ -1,5 +1,6 @@
 // GET /sessions/{id}/frames over a real socket: SSE framing, instant and realtime pacing,
-// interruption, several streams, Last-Event-ID, keep-alives, slow readers and bad queries.
+// interruption, several streams, Last-Event-ID, keep-alives and slow readers; bad queries, refused
+// before a stream opens, in process.
 
 import Foundation
 import SheetdTesting
@@ -491,24 +492,23 @@ extension ServiceIntegration.FrameStreamTests {
         ("fsp=30", "fsp"),  // unknown parameters are refused, like unknown JSON fields
     ]
 
+    /// Refused before a stream opens: the query's decoding, answered in process.
     @Test(arguments: badQueries)
     func badQueriesAre400(_ query: String, _ field: String) throws {
-        let (server, c) = try connectedServer()
-        defer { server.stop() }
+        let c = try InProcessService()
         #expect(try c.put("s").status == 201)
-        let stream = try SSEClient(port: server.port, path: "/sessions/s/frames?\(query)")
-        let response = try #require(stream.errorResponse, "status \(stream.status)")
+        let response = try c.get("/sessions/s/frames?\(query)")
+        try #require(response.complete, "status \(response.status): a stream opened")
         let json = expectProblem(response, status: 400, code: nil)
         #expect(json["field"] as? String == field, "\(response.text)")
         // The session has no stream attached.
-        #expect(server.responder.table.get("s")?.openStreams.load(ordering: .relaxed) == 0)
+        #expect(c.responder.table.get("s")?.openStreams.load(ordering: .relaxed) == 0)
     }
 
+    /// A first connection to a missing session: the problem, answered in process.
     @Test func framesOfAMissingSessionAre404() throws {
-        let server = try startServer()
-        defer { server.stop() }
-        let stream = try SSEClient(port: server.port, path: "/sessions/ghost/frames")
-        let response = try #require(stream.errorResponse)
+        let response = try InProcessService().get("/sessions/ghost/frames")
+        try #require(response.complete, "status \(response.status): a stream opened")
         expectProblem(response, status: 404, code: "session-not-found")
     }
 }

@@ -6,7 +6,8 @@ import Testing
 
 extension ServiceIntegration {
     /// Request media types: JSON bodies under every JSON media type, and Content-Types without one
-    /// (a fuzz finding) refused as 415. A real SheetServer on port 0.
+    /// (a fuzz finding) refused as 415 by the service's screen. Answered in process (the screen
+    /// first, as the server calls it).
     @Suite struct MediaTypeTests {
         static let jsonMediaTypes = [
             "application/json",  // the type itself
@@ -18,8 +19,7 @@ extension ServiceIntegration {
 
         @Test(arguments: jsonMediaTypes)
         func jsonBodiesAreAcceptedUnderTheirMediaTypes(_ type: String) throws {
-            let (server, c) = try connectedServer()
-            defer { server.stop() }
+            let c = try InProcessService()
             let r = try c.request(
                 "PUT", "/sessions/m", headers: [("Content-Type", type)], body: bytes(#"{"preset": "twitter"}"#))
             #expect(r.status == 201, "\(r)")
@@ -36,10 +36,9 @@ extension ServiceIntegration.MediaTypeTests {
     /// as 415 like any other unsupported type, and the server goes on.
     @Test(arguments: ["", ";", ";;", " ; "])
     func contentTypeWithoutAMediaTypeIs415(type: String) throws {
-        let (server, c) = try connectedServer()
-        defer { server.stop() }
+        let c = try InProcessService()
         let r = try c.request("POST", "/sessions", headers: [("Content-Type", type)], body: bytes("{}"))
         expectProblem(r, status: 415, code: "unsupported-media-type")
-        #expect(try HTTPConnection(port: server.port).get("/healthz").status == 200)
+        #expect(try c.get("/healthz").status == 200)
     }
 }

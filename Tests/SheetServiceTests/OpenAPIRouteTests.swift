@@ -48,10 +48,9 @@ extension ServiceIntegration.OpenAPIRouteTests {
             #expect(methods.contains("OPTIONS"), "\(path) has no options (CORS preflight)")
         }
 
-        // And the running server answers each path as declared: its preflight's Allow lists the
-        // spec's methods (plus HEAD with GET).
-        let (server, c) = try connectedServer()
-        defer { server.stop() }
+        // And the service answers each path as declared: its preflight's Allow lists the spec's
+        // methods (plus HEAD with GET).
+        let c = try InProcessService()
         for (path, methods) in spec {
             let concrete = path.replacingOccurrences(of: "{id}", with: "some-id")
             let r = try c.request("OPTIONS", concrete)
@@ -64,8 +63,7 @@ extension ServiceIntegration.OpenAPIRouteTests {
 
     @Test func servedSpecIsTheFileByteForByte() throws {
         let file = try [UInt8](Data(contentsOf: specURL))
-        let (server, c) = try connectedServer()
-        defer { server.stop() }
+        let c = try InProcessService()
         let r = try c.get("/openapi.yaml")
         #expect(r.status == 200)
         #expect(r.headers["Content-Type"]?.hasPrefix("application/yaml") == true)

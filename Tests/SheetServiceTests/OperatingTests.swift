@@ -7,14 +7,15 @@ import Testing
 @testable import SheetService
 
 // What an operator reads: request ids, traceparent, JSON log lines, the access log, process
-// metrics and the `--threads auto` rule.
+// metrics and the `--threads auto` rule. Answered in process, but for the access lines that name
+// the client, which is the connection's address (a server on port 0).
 
 extension ServiceIntegration {
     @Suite struct OperatingTests {}
 }
 
 /// The JSON lines a server logged.
-private final class LogCapture: Sendable {
+final class LogCapture: Sendable {
     let raw = Mutex<[String]>([])
 
     /// A logger writing JSON lines here, with the request metadata every line of a request gets.
@@ -49,6 +50,11 @@ private final class LogCapture: Sendable {
     }
 }
 
+/// The service in process with the access log on, logging JSON into `capture`.
+private func loggingService(_ capture: LogCapture) throws -> InProcessService {
+    try InProcessService(logger: capture.logger()) { $0.accessLog = true }
+}
+
 /// A server on port 0 with the access log on, logging JSON into `capture`.
 private func startLoggingServer(_ capture: LogCapture) throws -> SheetServer {
     var configuration = ServiceConfiguration()
@@ -64,8 +70,7 @@ extension ServiceIntegration.OperatingTests {
     /// generated one; every answer carries one, refusals before routing included.
     @Test func requestIDsAreKeptWhenSaneAndMadeOtherwise() throws {
         let capture = LogCapture()
-        let server = try startLoggingServer(capture)
-        defer { server.stop() }
+        let c = try loggingService(capture)
         let long = String(repeating: "a", count: 128)
         let rows: [(headers: [(String, String)], kept: String?, method: String, path: String, body: String?)] = [
             ([], nil, "GET", "/healthz", nil),  // none sent: one is made
@@ -88,7 +93,6 @@ extension ServiceIntegration.OperatingTests {
         ]
         var generated: Set<String> = []
         for row in rows {
-            let c = try HTTPConnection(port: server.port)
             let r = try c.request(row.method, row.path, headers: row.headers, body: row.body.map { Array($0.utf8) })
             let echoed = try #require(r.headers["X-Request-Id"], "\(row.headers): \(r)")
             if let kept = row.kept {
@@ -108,8 +112,7 @@ extension ServiceIntegration.OperatingTests {
     /// ignored (the request goes on, no trace_id).
     @Test func traceparentIsValidatedAndItsTraceIDLogged() throws {
         let capture = LogCapture()
-        let server = try startLoggingServer(capture)
-        defer { server.stop() }
+        let c = try loggingService(capture)
         let trace = "4bf92f3577b34da6a3ce929d0e0e4736"
         let rows: [(traceparent: String, logged: String?)] = [
             ("00-\(trace)-00f067aa0ba902b7-01", trace),  // the spec's example
@@ -124,7 +127,6 @@ extension ServiceIntegration.OperatingTests {
             ("00_\(trace)_00f067aa0ba902b7_01", nil),  // wrong separators
             ("", nil),  // empty
         ]
-        let c = try HTTPConnection(port: server.port)
         for (i, row) in rows.enumerated() {
             let id = "trace-row-\(i)"
             let r = try c.request(
@@ -181,12 +183,7 @@ extension ServiceIntegration.OperatingTests {
                 != nil, "\(textLine)")
         // Off by default: no access line.
         let quiet = LogCapture()
-        var configuration = ServiceConfiguration()
-        configuration.port = 0
-        let plain = try SheetServer(configuration: configuration, logger: quiet.logger())
-        try plain.start()
-        defer { plain.stop() }
-        #expect(try HTTPConnection(port: plain.port).get("/healthz").status == 200)
+        #expect(try InProcessService(logger: quiet.logger()).get("/healthz").status == 200)
         #expect(quiet.lines.filter { $0["route"] != nil }.isEmpty)
     }
 
@@ -286,9 +283,7 @@ extension ServiceIntegration.OperatingTests {
 
     /// /metrics has the standard process metrics, typed as Prometheus's client libraries type them.
     @Test func processMetricsInStandardNames() throws {
-        let server = try startServer()
-        defer { server.stop() }
-        let text = try HTTPConnection(port: server.port).get("/metrics").text
+        let text = try InProcessService().get("/metrics").text
         let rows: [(name: String, type: String)] = [
             ("process_cpu_seconds_total", "counter"),
             ("process_resident_memory_bytes", "gauge"),
@@ -349,14 +344,8 @@ extension ServiceIntegration.OperatingTests {
     /// Other handlers get the request's fields, and the access record, from the metadata provider.
     @Test func metadataProviderGivesTheRequestFields() throws {
         let lines = ProvidedMetadata.Lines()
-        var configuration = ServiceConfiguration()
-        configuration.port = 0
-        configuration.accessLog = true
         let handler = ProvidedMetadata(lines: lines)
-        let server = try SheetServer(configuration: configuration, logger: Logger(label: "sheetd") { _ in handler })
-        try server.start()
-        defer { server.stop() }
-        let c = try HTTPConnection(port: server.port)
+        let c = try InProcessService(logger: Logger(label: "sheetd") { _ in handler }) { $0.accessLog = true }
         #expect(try c.request("PUT", "/sessions/p", headers: [("X-Request-Id", "prov-1")], json: "{}").status == 201)
         let line = try #require(lines.all.withLock { $0 }.first { $0["request_id"] == "prov-1" })
         #expect(line["session_id"] == "p")

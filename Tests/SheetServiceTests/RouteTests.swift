@@ -1,4 +1,5 @@
 import Foundation
+import SheetPhysics
 import SheetdTesting
 import Testing
 
@@ -6,13 +7,12 @@ import Testing
 
 extension ServiceIntegration {
     /// Every route of the REST surface answers as docs/HTTP.md says, and paths near
-    /// /sessions/{id}/{action} route the same on the byte fast path and the decoding one. A real
-    /// SheetServer on port 0.
+    /// /sessions/{id}/{action} route the same on the byte fast path and the decoding one. Answered
+    /// in process.
     @Suite struct RouteTests {
         /// Each route with each method: status, Location, media type and body as docs/HTTP.md says.
         @Test func everyRouteAnswers() throws {
-            let (server, c) = try connectedServer()
-            defer { server.stop() }
+            let c = try InProcessService()
 
             // POST /sessions: 201, Location, a generated id, the snapshot.
             let created = try c.request("POST", "/sessions")
@@ -79,20 +79,31 @@ extension ServiceIntegration {
             #expect((sim.json?["frames"] as? [Any])?.isEmpty == false)
             #expect(obj(sim.json?["final"])?["state"] as? String == "resting")
 
-            // GET /presets: all six, every option with type, default and description.
+            // GET /presets: the catalog, every preset in its order, each with its summary,
+            // capabilities, initial detent and every option with type, default and description.
             let presets = try c.get("/presets")
             #expect(presets.status == 200, "\(presets)")
             let list = try #require(presets.json?["presets"] as? [[String: Any]])
-            #expect(
-                Set(list.compactMap { $0["name"] as? String })
-                    == ["facebook", "twitter", "glide", "transition", "swipeCell", "fluid"])
-            #expect(list.count == 6)
+            #expect(list.compactMap { $0["name"] as? String } == PresetName.allCases.map(\.rawValue))
             for preset in list {
                 let name = preset["name"] as? String ?? "?"
+                let catalog = try #require(PresetName(rawValue: name), "\(name)")
+                #expect(preset["summary"] as? String == catalog.summary, "\(name) summary")
+                #expect(preset["constraint"] as? String == catalog.constraint.rawValue, "\(name) constraint")
+                #expect(
+                    preset["capabilities"] as? [String] == catalog.capabilities.map(\.rawValue), "\(name) capabilities")
+                // null: a new session starts hidden; else one of the preset's detents.
+                if let initial = catalog.initialDetent {
+                    #expect(preset["initialDetent"] as? String == initial, "\(name) initialDetent")
+                    #expect(obj(preset["detents"])?[initial] != nil, "\(name) initialDetent among its detents")
+                } else {
+                    #expect(preset["initialDetent"] is NSNull, "\(name) initialDetent null")
+                }
                 #expect(obj(preset["detents"])?.isEmpty == false, "\(name) detents")
                 #expect(preset["showDefault"] is String, "\(name) showDefault")
                 #expect(preset["dismissTarget"] is String, "\(name) dismissTarget")
                 let options = try #require(obj(preset["options"]), "\(name) options")
+                #expect(Set(options.keys) == Set(catalog.optionNames), "\(name) options")
                 for (option, info) in options {
                     let info = obj(info)
                     #expect(info?["type"] is String, "\(name).\(option).type")
@@ -100,8 +111,6 @@ extension ServiceIntegration {
                     #expect((info?["description"] as? String)?.isEmpty == false, "\(name).\(option).description")
                 }
             }
-            let facebook = list.first { $0["name"] as? String == "facebook" }
-            #expect(obj(facebook?["options"])?["expandedOffset"] != nil)
 
             // Health, liveness, readiness.
             for path in ["/healthz", "/livez", "/readyz"] {
@@ -157,8 +166,7 @@ let pathEdges: [(String, String, Int, String?)] = [
 extension ServiceIntegration.RouteTests {
     @Test(arguments: pathEdges)
     func routingPathEdges(_ method: String, _ path: String, _ status: Int, _ code: String?) throws {
-        let (server, c) = try connectedServer()
-        defer { server.stop() }
+        let c = try InProcessService()
         #expect(try c.put("e1", #"{"preset": "facebook", "initialDetent": "normal"}"#).status == 201)
         let body = method == "POST" ? #"{"phase": "began"}"# : nil
         let r = try c.request(method, path, headers: [("Content-Type", "application/json")], body: body.map(bytes))

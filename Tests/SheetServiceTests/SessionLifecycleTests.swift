@@ -5,12 +5,12 @@ import Testing
 @testable import SheetService
 
 extension ServiceIntegration {
-    /// Sessions come and go: generated ids, the session limit, idle expiry. A real SheetServer on port 0.
+    /// Sessions come and go: generated ids and the session limit, answered in process; idle expiry,
+    /// which the server's sweeper does, on a real SheetServer on port 0.
     @Suite struct SessionLifecycleTests {
         /// POST /sessions ids: at least 22 URL-safe characters, never the same twice in 1,000.
         @Test func generatedIDsAreURLSafeAndUnique() throws {
-            let (server, c) = try connectedServer()
-            defer { server.stop() }
+            let c = try InProcessService()
             let urlSafe = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
             var ids = Set<String>()
             for _ in 0..<1000 {
@@ -23,12 +23,11 @@ extension ServiceIntegration {
                 ids.insert(id)
             }
             #expect(ids.count == 1000)
-            #expect(server.sessionCount == 1000)
+            #expect(c.sessionCount == 1000)
         }
 
         @Test func sessionLimitIs503AndFreesOnDelete() throws {
-            let (server, c) = try connectedServer { $0.maxSessions = 5 }
-            defer { server.stop() }
+            let c = try InProcessService { $0.maxSessions = 5 }
             var ids: [String] = []
             for _ in 0..<5 {
                 let r = try c.request("POST", "/sessions")
@@ -48,7 +47,7 @@ extension ServiceIntegration {
             #expect(try c.request("DELETE", "/sessions/\(ids[1])").status == 204)
             #expect(try c.request("POST", "/sessions").status == 201)
             expectProblem(try c.request("POST", "/sessions"), status: 503, code: "session-limit")
-            #expect(server.sessionCount == 5)
+            #expect(c.sessionCount == 5)
         }
 
         @Test func idleSessionsExpireAndBusyOnesStay() throws {

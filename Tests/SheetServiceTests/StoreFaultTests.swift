@@ -12,11 +12,11 @@ import Testing
 // an instance holds. Real redis-server, real servers on port 0; verdicts on what Redis and the
 // clients saw, never on how long anything took.
 
-extension ServiceIntegration {
+extension ServiceIntegration.StoreIntegration {
     @Suite struct StoreFaultTests {}
 }
 
-extension ServiceIntegration.StoreFaultTests {
+extension ServiceIntegration.StoreIntegration.StoreFaultTests {
     private static let key = RedisSessionStore.keyPrefix
 
     /// A server on `redis`'s store, with a short deadline so refusals come quickly.

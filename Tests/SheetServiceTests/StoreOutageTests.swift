@@ -10,11 +10,11 @@ import Testing
 // 404 by another, which would tell its client it is gone (and a client that believes it creates it
 // afresh, losing its state). Real redis-server, real servers; verdicts on statuses, never on time.
 
-extension ServiceIntegration {
+extension ServiceIntegration.StoreIntegration {
     @Suite struct StoreOutageTests {}
 }
 
-extension ServiceIntegration.StoreOutageTests {
+extension ServiceIntegration.StoreIntegration.StoreOutageTests {
     private func startServer(on redis: RedisServer) throws -> SheetServer {
         try SheetServiceTests.startServer {
             $0.store = redis.url()

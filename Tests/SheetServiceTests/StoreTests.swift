@@ -7,11 +7,11 @@ import Testing
 // The optional Redis session store (--store): sessions survive a process and move between
 // instances with their whole state. Real redis-server, real servers on port 0.
 
-extension ServiceIntegration {
+extension ServiceIntegration.StoreIntegration {
     @Suite struct StoreTests {}
 }
 
-extension ServiceIntegration.StoreTests {
+extension ServiceIntegration.StoreIntegration.StoreTests {
     /// The fields of a snapshot that must be equal wherever the session is read.
     private func state(_ r: Response) -> [String] {
         ["state", "detent", "constant", "dimmerAlpha", "progress"].map { "\(r.json?[$0] ?? "nil")" }
@@ -180,7 +180,7 @@ extension ServiceIntegration.StoreTests {
     }
 }
 
-extension ServiceIntegration.StoreTests {
+extension ServiceIntegration.StoreIntegration.StoreTests {
     /// A stream on the instance that loses a session gets `closed` "moved" with a short retry, so
     /// it reconnects to where the session is now.
     @Test func streamOfATakenOverSessionIsClosedAsMoved() throws {

@@ -86,7 +86,7 @@ public struct Response: Sendable, CustomStringConvertible {
 
 /// One TCP connection to the server; requests may be sent one after another (keep-alive).
 /// Not thread-safe: one connection per thread.
-public final class HTTPConnection {
+public final class HTTPConnection: HTTPClient {
     public let port: UInt16
     public private(set) var fd: Int32
     /// Seconds a read waits for bytes before throwing `.timeout`.
@@ -137,24 +137,33 @@ public final class HTTPConnection {
 
     public func send(_ text: String) throws { try send(Array(text.utf8)) }
 
-    /// The bytes of a request. A body gets `Content-Length` (and `Content-Type: application/json`
-    /// unless `headers` names one); so does a bodiless POST/PUT (Content-Length: 0).
-    public static func encode(
-        _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8]? = nil
-    ) -> [UInt8] {
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    /// The header fields of a request: `Host`, then `headers`; a body gets `Content-Length` (and
+    /// `Content-Type: application/json` unless `headers` names one); so does a bodiless POST/PUT
+    /// (Content-Length: 0).
+    public static func fields(_ method: String, headers: [(String, String)] = [], body: [UInt8]? = nil)
+        -> [(String, String)]
+    {
+        var fields = [("Host", "127.0.0.1")] + headers
         let named = Set(headers.map { $0.0.lowercased() })
-        for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if let body {
-            if !named.contains("content-type") && !body.isEmpty { head += "Content-Type: application/json\r\n" }
+            if !named.contains("content-type") && !body.isEmpty { fields.append(("Content-Type", "application/json")) }
             if !named.contains("content-length") && !named.contains("transfer-encoding") {
-                head += "Content-Length: \(body.count)\r\n"
+                fields.append(("Content-Length", "\(body.count)"))
             }
         } else if (method == "POST" || method == "PUT") && !named.contains("content-length")
             && !named.contains("transfer-encoding")
         {
-            head += "Content-Length: 0\r\n"
+            fields.append(("Content-Length", "0"))
         }
+        return fields
+    }
+
+    /// The bytes of a request: its line, `fields`, and the body.
+    public static func encode(
+        _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8]? = nil
+    ) -> [UInt8] {
+        var head = "\(method) \(target) HTTP/1.1\r\n"
+        for (name, value) in fields(method, headers: headers, body: body) { head += "\(name): \(value)\r\n" }
         head += "\r\n"
         return Array(head.utf8) + (body ?? [])
     }
@@ -165,19 +174,12 @@ public final class HTTPConnection {
         try send(Self.encode(method, target, headers: headers, body: body))
     }
 
-    /// Sends a request and reads its response.
-    public func request(_ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8]? = nil)
-        throws -> Response
+    /// Sends a request and reads its response (`HTTPClient`: `request`, `get`).
+    public func execute(_ method: String, _ target: String, headers: [(String, String)], body: [UInt8]?) throws
+        -> Response
     {
         try sendRequest(method, target, headers: headers, body: body)
         return try readResponse(method: method)
-    }
-
-    /// A request whose body is JSON text.
-    public func request(_ method: String, _ target: String, headers: [(String, String)] = [], json: String) throws
-        -> Response
-    {
-        try request(method, target, headers: headers, body: Array(json.utf8))
     }
 
     // MARK: Receiving

@@ -1,32 +1,35 @@
 import Foundation
 
 /// A real redis-server on a free loopback port, started for one test and stopped by its PID (also
-/// when released): no persistence, no output. It can be stopped and started again on the same
-/// port, or paused (SIGSTOP) to play a Redis that accepts connections but never answers.
+/// when released): no persistence unless asked (SAVE writes `dump.rdb` in a folder of its own,
+/// removed with it), no output. It can be stopped and started again on the same port, or paused
+/// (SIGSTOP) to play a Redis that accepts connections but never answers.
 public final class RedisServer {
     public let port: UInt16
+    /// Where SAVE writes `dump.rdb`, and where a start reads it from: a new folder, removed in deinit.
+    public let directory: URL
+    /// Configuration given on the command line after the defaults (e.g. `["--key-load-delay",
+    /// "1000"]`), for the next `start()`.
+    public var arguments: [String]
     private let executable: URL
     private var process: Process?
     private var paused = false
 
-    /// Starts redis-server; throws how to install it when it is missing.
-    public init() throws {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let directories = path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin"]
-        guard
-            let found =
-                directories
-                .map({ URL(fileURLWithPath: $0).appendingPathComponent("redis-server") })
-                .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
-        else {
-            throw RedisServerError("redis-server is not installed: run `scripts/setup --redis`")
-        }
-        executable = found
+    /// Starts redis-server with `arguments` after the defaults; throws how to install it when it is
+    /// missing.
+    public init(arguments: [String] = []) throws {
+        executable = try redisServerExecutable()
         port = try freeLoopbackPort()
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("redis-\(port)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        self.arguments = arguments
         try start()
     }
 
-    deinit { stop() }
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
 
     /// The URL of database `database` of this server, as the service's configuration takes it.
     public func url(database: Int? = nil) -> String {
@@ -38,9 +41,12 @@ public final class RedisServer {
         precondition(process == nil, "already running")
         let process = Process()
         process.executableURL = executable
-        process.arguments = [
-            "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning",
-        ]
+        process.arguments =
+            [
+                "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel",
+                "warning",
+                "--dir", directory.path,
+            ] + arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -79,6 +85,22 @@ public final class RedisServer {
         kill(process.processIdentifier, SIGCONT)
         paused = false
     }
+}
+
+/// redis-server on the PATH (or in /usr/bin, /usr/local/bin); throws how to install it when it is
+/// missing.
+func redisServerExecutable() throws -> URL {
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+    let directories = path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin"]
+    guard
+        let found =
+            directories
+            .map({ URL(fileURLWithPath: $0).appendingPathComponent("redis-server") })
+            .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
+    else {
+        throw RedisServerError("redis-server is not installed: run `scripts/setup --redis`")
+    }
+    return found
 }
 
 /// Why redis-server could not be started.

@@ -150,7 +150,7 @@ private func requestStarted(
         return Unmanaged.passRetained(RequestState(target: target, targetLength: rawLength, deadline: nil)).toOpaque()
     }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
-    let request = RequestState(target: target, targetLength: rawLength, deadline: core.requestDeadline)
+    let request = RequestState(target: target, targetLength: rawLength, deadline: core.requestDeadlineNanoseconds)
     core.inFlight.add(1, ordering: .relaxed)
     if let connection { core.headWatch?.enter(request, socket: cmhd_connection_fd(connection)) }
     return Unmanaged.passRetained(request).toOpaque()
@@ -283,7 +283,9 @@ private func handleAccess(
         let body = request.body
         request.body = []
         let response = core.responder.respond(
-            to: HTTPRequest(head: consume head, body: body, receivedAt: request.receivedAt))
+            to: HTTPRequest(
+                head: consume head, body: body, receivedAt: request.receivedAt,
+                receivedNanoseconds: request.receivedNanoseconds))
         return answer(response, closing: false, request, on: connection, core: core)
 
     case .discardingBody(let allowance):

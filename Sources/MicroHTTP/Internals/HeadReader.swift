@@ -63,7 +63,10 @@ struct HeadReader {
             }
         }
         head.contentLength = reader.declaredLength
-        return (head, reader.refusal(version: version, maxBodyBytes: maxBodyBytes, chunkedBodies: chunkedBodies))
+        let refusal = reader.refusal(version: version, maxBodyBytes: maxBodyBytes, chunkedBodies: chunkedBodies)
+        // Moved out: returning `head` as it is copied it into the result and destroyed this one
+        // (≈ 410 instructions a request).
+        return (consume head, refusal)
     }
 
     /// What libmicrohttpd's iterator is handed: the head being filled and the reader's state.
@@ -74,25 +77,32 @@ struct HeadReader {
     private mutating func note(
         name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, in head: inout HTTPRequestHead
     ) {
-        // Past the first bad name the rules are decided, but the fields a refusal's answer uses
-        // (the request id) are still read.
-        if badName == nil, !conformsToRules(name) { return }
+        // The fields kept apart are recognised first, by their exact names: such a name is a
+        // token and extends no framing field's name, so the rules' checks below would pass it
+        // (they cost ≈ 200 instructions a field; Host, Content-Type and Content-Length are in
+        // nearly every request).
         switch name.count {
         case 4 where HTTPHeaders.name(name, is: "host"): hosts += 1
-        case 11 where head.traceparent == nil && HTTPHeaders.name(name, is: "traceparent"):
-            head.traceparent = String(decoding: value, as: UTF8.self)
+        case 6 where HTTPHeaders.name(name, is: "origin"):
+            if head.origin == nil { head.origin = String(decoding: value, as: UTF8.self) }
+        case 11 where HTTPHeaders.name(name, is: "traceparent"):
+            if head.traceparent == nil { head.traceparent = String(decoding: value, as: UTF8.self) }
         case 12 where HTTPHeaders.name(name, is: "content-type"):
             head.contentType =
                 HTTPHeaders.bytes(value, are: "application/json")
                 ? "application/json" : String(decoding: value, as: UTF8.self)
-        case 12 where head.requestID == nil && HTTPHeaders.name(name, is: "x-request-id"):
-            head.requestID = String(decoding: value, as: UTF8.self)
+        case 12 where HTTPHeaders.name(name, is: "x-request-id"):
+            if head.requestID == nil { head.requestID = String(decoding: value, as: UTF8.self) }
         case 14 where HTTPHeaders.name(name, is: "content-length"):
             contentLengths += 1
             contentLength = HTTPHeaders.decimalValue(value)
         case 17 where HTTPHeaders.name(name, is: "transfer-encoding"):
             transferEncoding = String(decoding: value, as: UTF8.self)
-        default: break
+        default:
+            // Any other name is checked against the rules until the first bad one (past it the
+            // rules are decided, but the fields a refusal's answer uses, the request id, are
+            // still read above).
+            if badName == nil { _ = conformsToRules(name) }
         }
     }
 

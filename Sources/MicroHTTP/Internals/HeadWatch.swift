@@ -71,7 +71,7 @@ final class HeadWatch: Sendable {
         detachThread { [self] in
             while running.load(ordering: .relaxed) {
                 Sleep.milliseconds(250)
-                let now = ContinuousClock.Instant.now
+                let now = BootClock.nanoseconds()
                 let late: [String] = list.withLock { list in
                     var targets: [String] = []
                     var cursor = list.first

@@ -10,6 +10,8 @@ final class ServerCore: Sendable {
     let chunkedBodies: Bool
     /// How long a request may take from its request line to its last body byte (nil: no limit).
     let requestDeadline: Duration?
+    /// The same in nanoseconds, for `RequestState`'s deadline on the `BootClock`.
+    let requestDeadlineNanoseconds: Int64?
     /// The streams currently bound to a connection of this server, so that stopping can end them.
     let streams = Mutex(StreamRegistry())
     /// Whether new connections are taken; cleared by `HTTPServer.quiesce()`, read by the accept
@@ -25,6 +27,7 @@ final class ServerCore: Sendable {
         self.maxBodyBytes = configuration.maxBodyBytes
         self.chunkedBodies = configuration.chunkedBodies
         self.requestDeadline = configuration.requestDeadline > .zero ? configuration.requestDeadline : nil
+        self.requestDeadlineNanoseconds = requestDeadline.map(BootClock.nanoseconds(of:))
         self.headWatch = requestDeadline.map { _ in HeadWatch() }
     }
 
@@ -34,7 +37,7 @@ final class ServerCore: Sendable {
     /// Whether `request`'s deadline has passed (false when there is none).
     func deadlinePassed(_ request: RequestState) -> Bool {
         guard let deadline = request.deadline else { return false }
-        return ContinuousClock.now > deadline
+        return BootClock.nanoseconds() > deadline
     }
 
     /// Whether every answer closes its connection (draining: clients move to new connections).
@@ -143,9 +146,11 @@ final class RequestState: @unchecked Sendable {
     @exclusivity(unchecked) var body: [UInt8] = []
     /// When the request line was parsed (this object is made right then).
     let receivedAt: ContinuousClock.Instant
-    /// When the request must have arrived whole (nil: no deadline); computed once, so that the
-    /// checks compare instants instead of subtracting them.
-    let deadline: ContinuousClock.Instant?
+    /// The same instant in `BootClock` nanoseconds.
+    let receivedNanoseconds: Int64
+    /// When the request must have arrived whole, in `BootClock` nanoseconds (nil: no deadline);
+    /// computed once, so that the checks compare two integers.
+    let deadline: Int64?
 
     /// The connection's socket, while the request is watched for its deadline.
     var watchSocket: Int32 = -1
@@ -156,11 +161,13 @@ final class RequestState: @unchecked Sendable {
     var watchPrevious: Unmanaged<RequestState>?
     var watchNext: Unmanaged<RequestState>?
 
-    init(target: String, targetLength: Int, deadline: Duration?) {
+    /// `deadline`: how long the request may take, in nanoseconds (nil: no limit).
+    init(target: String, targetLength: Int, deadline: Int64?) {
         self.target = target
         self.targetLength = targetLength
-        let now = ContinuousClock.Instant.now
-        self.receivedAt = now
-        self.deadline = deadline.map { now + $0 }
+        self.receivedAt = .now
+        let now = BootClock.nanoseconds()
+        self.receivedNanoseconds = now
+        self.deadline = deadline.map { now &+ $0 }
     }
 }

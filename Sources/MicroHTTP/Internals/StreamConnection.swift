@@ -80,20 +80,29 @@ extension HTTPStream {
         }
     }
 
-    /// The content reader's work: copy pending bytes, end the body, or park the connection.
+    /// The content reader's work: copy pending bytes, end the body, or park the connection. With
+    /// an empty buffer it first asks the producer (`onDrained`) once, outside the lock (the
+    /// producer writes, which takes it).
     func fill(_ destination: UnsafeMutableRawPointer, capacity: Int) -> Int {
         // libmicrohttpd's buffer, only written during this call on this thread.
         nonisolated(unsafe) let buffer = destination
-        return state.withLock { state in
-            if state.bufferedByteCount > 0 && capacity > 0 {
-                return state.drain(into: buffer, capacity: capacity)
+        var asked = false
+        while true {
+            let outcome: (copied: Int?, producer: (@Sendable () -> Void)?) = state.withLock { state in
+                if state.bufferedByteCount > 0 && capacity > 0 {
+                    return (state.drain(into: buffer, capacity: capacity), nil)
+                }
+                guard state.phase == .open, let connection = state.connection else {
+                    return (MHD_CONTENT_READER_END_OF_STREAM, nil)
+                }
+                if !asked, let producer = state.drainedHandler { return (nil, producer) }
+                state.parked = true
+                MHD_suspend_connection(connection.pointer)
+                return (0, nil)
             }
-            guard state.phase == .open, let connection = state.connection else {
-                return MHD_CONTENT_READER_END_OF_STREAM
-            }
-            state.parked = true
-            MHD_suspend_connection(connection.pointer)
-            return 0
+            if let copied = outcome.copied { return copied }
+            asked = true
+            outcome.producer?()
         }
     }
 

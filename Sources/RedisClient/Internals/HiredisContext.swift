@@ -27,19 +27,66 @@ final class HiredisContext {
 
     /// Connects within `timeout` seconds, gives every later socket read and write the same timeout,
     /// turns on TCP keep-alive and selects the endpoint's database.
+    ///
+    /// For a Sentinel endpoint: connects to the server the Sentinels name as the primary, and
+    /// checks with ROLE that it says so itself (a Sentinel's answer is out of date during a
+    /// failover).
     static func connect(to endpoint: RedisEndpoint, timeout: Double) throws(RedisError) -> HiredisContext {
+        if let sentinel = endpoint.sentinel {
+            let primary = try primary(of: sentinel, for: endpoint, timeout: timeout)
+            let context = try connect(to: primary, timeout: timeout)
+            try context.requirePrimary()
+            return context
+        }
         let connection = try open(endpoint, timeout: timeout)
         try connection.setTimeout()
         try connection.enableKeepAlive()
+        if let credentials = endpoint.credentials {
+            let auth = RedisCommand.text(["AUTH"] + (credentials.user.map { [$0] } ?? []) + [credentials.password])
+            if case .error(let message) = try connection.pipeline([auth])[0] {
+                // The reply names no secret ("WRONGPASS invalid username-password pair …"). Not final:
+                // writes stay queued (and retried) while an operator puts the password right.
+                let refusal = RedisError.replied(message, to: "AUTH", by: endpoint)
+                throw RedisError(.unavailable, function: "AUTH", reason: refusal.reason, code: refusal.code)
+            }
+        }
         if endpoint.database != 0 {
             let select = RedisCommand.text(["SELECT", String(endpoint.database)])
             if case .error(let message) = try connection.pipeline([select])[0] {
+                let refusal = RedisError.replied(message, to: "SELECT", by: endpoint)
                 throw RedisError(
-                    .errorReply, function: "SELECT",
-                    reason: "database \(endpoint.database) on \(endpoint.address): Redis replied \"\(message)\"")
+                    refusal.kind, function: "SELECT", reason: "database \(endpoint.database): \(refusal.reason)",
+                    code: refusal.code)
             }
         }
         return connection
+    }
+
+    /// ROLE: throws unless the server says it is a primary ("master"): `.unavailable` for a replica
+    /// or a sentinel, which must not be written to, and for a server busy with a script.
+    func requirePrimary() throws(RedisError) {
+        let command = RedisCommand.text(["ROLE"])
+        let reply = try pipeline([command])[0]
+        switch reply {
+        case .array(let parts) where parts.first == .bulk(Array("master".utf8)):
+            return
+        case .array(let parts):
+            let role = parts.first.flatMap { part -> String? in
+                guard case .bulk(let bytes) = part else { return nil }
+                return String(decoding: bytes, as: UTF8.self)
+            }
+            throw RedisError(
+                .unavailable, function: "ROLE",
+                reason: "\(endpoint.address) is not the primary (ROLE: \(role ?? reply.summary)): nothing sent to it",
+                code: "ROLE")
+        case .error(let message):
+            // BUSY: `.unavailable`; a refused ROLE (renamed or forbidden): `.errorReply`, the role
+            // unknown. Either way nothing is sent.
+            throw .replied(message, to: "ROLE", by: endpoint)
+        default:
+            throw RedisError(
+                .unexpectedReply, function: "ROLE", reason: "\(endpoint.address) replied with \(reply.summary)")
+        }
     }
 
     /// True once a C call failed: hiredis's `err` is set for good and the connection must be dropped.

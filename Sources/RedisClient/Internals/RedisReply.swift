@@ -15,6 +15,12 @@ enum RedisReply: Sendable, Equatable {
 }
 
 extension RedisReply {
+    /// True for an error reply whose code is temporary (`RedisError.temporaryCodes`).
+    var isTemporaryError: Bool {
+        guard case .error(let message) = self else { return false }
+        return RedisError.temporaryCodes.contains(RedisError.code(of: message))
+    }
+
     /// The kind of reply and its size, for messages; never the bytes (they may be session data).
     var summary: String {
         switch self {

@@ -1,6 +1,7 @@
 /// facebook: a card with three detents (expanded at E from the top, normal at H/2, hidden at H),
 /// released by velocity first, then by position.
 enum Facebook: Preset {
+    static let summary = "Share sheet: expanded, normal, hidden"
     static let constraint = ConstraintKind.top
 
     static func options(on geometry: Geometry) -> [OptionInfo] {

@@ -2,7 +2,9 @@
 /// the nearest detent, removal by velocity, a rubber band past the ends, a physical spring, and
 /// the scroll hand-off to content at the top-most detent.
 enum Fluid: Preset {
+    static let summary = "Modern sheet: momentum, rubber band"
     static let constraint = ConstraintKind.top
+    static let capabilities: Set<PresetCapability> = [.scrollHandOff]
 
     /// The detents without the option: full 18 pt from the top, half at H/2, tip 69 pt high.
     static let defaultDetents: [(key: String, value: OptionValue)] = [
@@ -11,19 +13,24 @@ enum Fluid: Preset {
         ("tip", .object([("height", .number(69))])),
     ]
 
+    /// The most detents a configuration may name, and the longest name, in UTF-8 bytes.
+    static let maxDetents = 16
+    static let maxDetentName = 32
+
     static func options(on geometry: Geometry) -> [OptionInfo] {
         [
             OptionInfo(
                 "detents", "object",
                 .object(defaultDetents),
-                "name → {\"fromTop\": pt} | {\"fraction\": f} | {\"height\": pt}; \"hidden\" is reserved"),
+                "name → {\"fromTop\": pt} | {\"fraction\": f} | {\"height\": pt}, 1 to 16 of them, names of 1 to 32 bytes; \"hidden\" is reserved"
+            ),
             OptionInfo("hideable", "boolean", .bool(true), "adds the hidden detent at H"),
             OptionInfo("rubberBand", "boolean", .bool(true), "resist over-drag instead of clamping"),
             OptionInfo("decelerationRate", "number", .number(0.998), "momentum projection rate r, (0, 1)"),
             OptionInfo("removalVelocity", "number", .number(5.5), "v / distance to hidden (1/s) that dismisses"),
             OptionInfo("skipDetents", "boolean", .bool(false), "let a fling pass more than one detent"),
             OptionInfo(
-                "undimmedDetent", "string", .string("tip"),
+                "undimmedDetent", "string", .string("tip"), fixed: false,
                 "largest detent with no dimming (default: the lowest visible)"),
             OptionInfo(
                 "maxDimAlpha", "number", .number(0.3), "dimmer alpha at and above the detent over the undimmed one"),
@@ -45,6 +52,12 @@ enum Fluid: Preset {
             guard !members.isEmpty else {
                 throw .invalidOption(field: "options.detents", reason: "at least one detent is needed")
             }
+            // A session's cost grows with its detents (each is in its laws and their pre-rendered
+            // JSON: 480 detents cost ≈ 133 KiB a session); 16 bound it, and no sheet needs more.
+            guard members.count <= Self.maxDetents else {
+                throw .invalidOption(
+                    field: "options.detents", reason: "at most \(Self.maxDetents) detents, got \(members.count)")
+            }
             specs = members
         }
         var visible: [Detent] = []
@@ -55,6 +68,10 @@ enum Fluid: Preset {
             }
             guard !name.isEmpty, !visible.contains(where: { $0.name == name }) else {
                 throw .invalidOption(field: path, reason: "detent names must be unique and non-empty")
+            }
+            // Names are repeated in the laws and every answer: bounded like the detents' count.
+            guard name.utf8.count <= Self.maxDetentName else {
+                throw .invalidOption(field: path, reason: "detent names are at most \(Self.maxDetentName) bytes")
             }
             guard case let .object(kv) = spec, kv.count == 1 else {
                 throw .invalidOption(
@@ -126,7 +143,7 @@ enum Fluid: Preset {
             motions: [MotionRule([], .spring(response: response, dampingRatio: zeta))], alphaRule: .position)
         return PresetConfiguration(
             detents: detents, hiddenConstant: H, showDefault: lowestVisible,
-            dismissTarget: hideable ? hidden : lowestVisible, scrollHandOff: true, dragLaw: dragLaw,
+            dismissTarget: hideable ? hidden : lowestVisible, dragLaw: dragLaw,
             releaseLaw: releaseLaw,
             effectiveOptions: [
                 ("detents", .object(specs)), ("hideable", .bool(hideable)), ("rubberBand", .bool(rubberBand)),

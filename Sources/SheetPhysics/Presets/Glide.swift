@@ -2,6 +2,7 @@
 /// and closed); a release goes by where the card is against the threshold K and the safe-area
 /// height S, then by its direction.
 enum Glide: Preset {
+    static let summary = "Three-state ride card"
     static let constraint = ConstraintKind.top
 
     static func options(on geometry: Geometry) -> [OptionInfo] {
@@ -11,6 +12,7 @@ enum Glide: Preset {
             OptionInfo(
                 "segmentHeights", "object",
                 .object([("open", .number(H - 44)), ("compressed", .number(H / 2)), ("closed", .number(80))]),
+                fixed: false,
                 "visible heights of the segmented states, pt (defaults H − 44, H/2, 80)"),
             OptionInfo(
                 "concreteDimension", "string|object", .string("half"),

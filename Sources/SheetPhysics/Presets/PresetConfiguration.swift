@@ -9,11 +9,6 @@ struct PresetConfiguration {
     var showDefault: Detent
     /// Where `dismiss` sends the card.
     var dismissTarget: Detent
-    /// Where a new session that names no detent rests; nil: it starts hidden.
-    var initialDetent: Detent? = nil
-    /// Whether a drag may hand the finger's movement to an inner scroll view (fluid only); such a
-    /// preset's pan answers also say who took the movement.
-    var scrollHandOff = false
     /// What a drag does with the finger.
     var dragLaw: DragLaw
     /// Where a release sends the card and how it moves there (with the alpha rule).

@@ -15,8 +15,23 @@ public enum PresetName: String, Sendable, CaseIterable {
         }
     }
 
+    /// What the preset is, in one line.
+    public var summary: String { definition.summary }
+
     /// The constraint system the preset's constant lives in.
     public var constraint: ConstraintKind { definition.constraint }
+
+    /// The detent a new session that names none rests at; nil: it starts hidden.
+    public var initialDetent: String? { definition.initialDetent }
+
+    /// What the preset's sessions can do, in `PresetCapability`'s order.
+    public var capabilities: [PresetCapability] {
+        let own = definition.capabilities
+        return PresetCapability.allCases.filter(own.contains)
+    }
+
+    /// Whether the preset's sessions can do `capability`.
+    public func has(_ capability: PresetCapability) -> Bool { definition.capabilities.contains(capability) }
 
     /// The names of the preset's options, in documentation order.
     public var optionNames: [String] { optionCatalog.map(\.name) }

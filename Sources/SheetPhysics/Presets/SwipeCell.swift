@@ -1,7 +1,9 @@
 /// swipeCell: content that slides up by d (top at −d) and back (initial at 0); a session starts
 /// resting at initial, and a release goes by the sign of the velocity.
 enum SwipeCell: Preset {
+    static let summary = "A cell that slides up over actions"
     static let constraint = ConstraintKind.offset
+    static let initialDetent: String? = "initial"
 
     static func options(on geometry: Geometry) -> [OptionInfo] {
         [OptionInfo("swipeDistance", "number", .number(80), "how far the content slides up, pt")]
@@ -30,7 +32,7 @@ enum SwipeCell: Preset {
             ],
             motions: [MotionRule([], .timed(.easeOut, duration: 0.25))], alphaRule: .interpolate)
         return PresetConfiguration(
-            detents: detents, hiddenConstant: 0, showDefault: top, dismissTarget: initial, initialDetent: initial,
+            detents: detents, hiddenConstant: 0, showDefault: top, dismissTarget: initial,
             dragLaw: dragLaw, releaseLaw: releaseLaw, effectiveOptions: [("swipeDistance", .number(d))])
     }
 }

@@ -2,7 +2,9 @@
 /// safe area. A release past half of the way goes on, else back; a drag past the finish
 /// threshold completes the transition by itself.
 enum Transition: Preset {
+    static let summary = "Mini player ↔ full player"
     static let constraint = ConstraintKind.frameY
+    static let capabilities: Set<PresetCapability> = [.dragFinish]
 
     static func options(on geometry: Geometry) -> [OptionInfo] {
         [

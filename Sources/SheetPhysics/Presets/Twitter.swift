@@ -1,6 +1,7 @@
 /// twitter: a card of height C = h · ratio, open at 0 or hidden at C (the constant pushes the card
 /// down from the view's bottom), released by direction and speed.
 enum Twitter: Preset {
+    static let summary = "Action menu pinned to the bottom"
     static let constraint = ConstraintKind.bottom
 
     static func options(on geometry: Geometry) -> [OptionInfo] {

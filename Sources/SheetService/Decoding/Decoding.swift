@@ -109,13 +109,15 @@ enum Decode {
                 "invalid-value", "\(f.path("translation")) is required for changed", field: f.path("translation"))
         }
         let velocity = try f.number("velocity")
+        // scrollOffset belongs to a preset with scroll hand-off; elsewhere it is an unknown field.
+        let scrolls = preset.has(.scrollHandOff)
         var scrollOffset: Double?
-        if preset == .fluid {
+        if scrolls {
             scrollOffset = try f.number("scrollOffset")
         }
         let time = try time(&f, required: clock == .client)
         try f.finish(
-            known: preset == .fluid
+            known: scrolls
                 ? "phase, translation, velocity, time, scrollOffset" : "phase, translation, velocity, time")
         // began, changed and cancelled take translation as sent (0 when absent on began).
         let event = PanEvent(

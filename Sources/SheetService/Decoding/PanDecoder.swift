@@ -74,8 +74,8 @@ private struct PanScanner {
                 guard time == nil, let x = number(limit: 1e9) else { return nil }
                 time = x
             } else if matches(key, "scrollOffset") {
-                // Known to the fluid preset only; elsewhere an unknown field.
-                guard preset == .fluid, scrollOffset == nil, let x = number(limit: 1e6) else { return nil }
+                // Known to a preset with scroll hand-off only; elsewhere an unknown field.
+                guard preset.has(.scrollHandOff), scrollOffset == nil, let x = number(limit: 1e6) else { return nil }
                 scrollOffset = x
             } else {
                 return nil

@@ -107,9 +107,9 @@ enum AccessLog {
         case .direct(let handler):
             if let trace = slot.trace { handler.logAccess(record, trace: trace) }
         case .logger(let logger):
-            slot.trace?.access = record
+            slot.access = record
             logger.info("access")
-            slot.trace?.access = nil
+            slot.access = nil
         }
     }
 }

@@ -36,6 +36,23 @@ struct LineCursor {
         text.withUTF8 { put($0) }
     }
 
+    /// Text for a text-format line: control bytes (C0 and DEL) written as `\xNN`, so that no value
+    /// can end the line or forge another (at most `LineLogHandler.escapedCount` bytes: 4 for each
+    /// control byte, where the bound counts 6).
+    mutating func putEscapingControls(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return put(bytes) }
+        for byte in bytes {
+            if byte < 0x20 || byte == 0x7F {
+                put(UInt8(ascii: "\\"))
+                put(UInt8(ascii: "x"))
+                put(Self.hexDigit(byte >> 4))
+                put(Self.hexDigit(byte & 0xF))
+            } else {
+                put(byte)
+            }
+        }
+    }
+
     /// A JSON string (at most `LineLogHandler.escapedCount` bytes): quotes, backslashes and
     /// control characters escaped (RFC 8259 §7); other bytes, UTF-8 included, as they are (copied
     /// whole when nothing needs escaping, the usual case).

@@ -125,7 +125,13 @@ public struct LineLogHandler: LogHandler {
             Self.append(json ? #",""# : " ", to: &line)
             line.append(contentsOf: key.utf8)
             Self.append(json ? #"":"# : "=", to: &line)
-            if json { Self.appendValue(value, to: &line) } else { line.append(contentsOf: value.description.utf8) }
+            if json {
+                Self.appendValue(value, to: &line)
+            } else {
+                var text = value.description
+                let bound = Self.escapedCount(text)
+                text.withUTF8 { bytes in line.append(atMost: bound) { $0.putEscapingControls(bytes) } }
+            }
         }
         Self.append(json ? "}\n" : "\n", to: &line)
     }
@@ -165,7 +171,7 @@ public struct LineLogHandler: LogHandler {
             cursor.put(UInt8(ascii: " "))
             labelBytes.withUnsafeBufferPointer { cursor.put($0) }
             cursor.put(": ")
-            cursor.put(message)
+            cursor.putEscapingControls(message)
         }
         guard let trace else { return }
         func field(_ jsonName: StaticString, _ textName: StaticString, _ value: String?) {

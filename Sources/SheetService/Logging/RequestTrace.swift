@@ -10,8 +10,8 @@ import Synchronization
 
 /// What ties a request's log lines together: its id (the client's `X-Request-Id` when that is a
 /// sane token, else one made here), the trace id of a valid W3C `traceparent`, and the session it
-/// names. Set for the thread answering the request, so every line logged meanwhile carries them
-/// (through `RequestTrace.metadataProvider`).
+/// names. Kept for the thread answering the request (`TraceSlot`), so every line logged meanwhile
+/// carries them (through `RequestTrace.metadataProvider`).
 struct RequestTrace: Sendable {
     /// The request id echoed in `X-Request-Id`.
     var id: String
@@ -28,15 +28,20 @@ struct RequestTrace: Sendable {
     /// `$request_id` 32; longer is someone else's format, or an attack on the log).
     static let maxIDBytes = 128
 
-    /// The trace of a request with this head (MicroHTTP kept the first X-Request-Id and
-    /// traceparent in its one pass over the fields; a String is made only for the values kept).
-    init(_ head: borrowing HTTPRequestHead) {
-        // The first X-Request-Id decides: a later one does not replace a bad first one.
-        var requestID = head.requestID
-        let isSane = requestID?.withUTF8 { Self.isSaneID(UnsafeRawBufferPointer($0)) } ?? false
-        self.id = isSane ? requestID! : Self.generatedID()
-        var traceparent = head.traceparent
-        self.traceID = traceparent?.withUTF8 { Self.traceID(traceparent: UnsafeRawBufferPointer($0)) } ?? nil
+    /// The request id of a request with this head when it is the client's: its X-Request-Id
+    /// when that is sane, else nil (one is made here). MicroHTTP kept the first X-Request-Id in
+    /// its one pass over the fields; the first decides: a later one does not replace a bad first.
+    static func clientID(of head: borrowing HTTPRequestHead) -> String? {
+        guard var requestID = head.requestID, requestID.withUTF8({ isSaneID(UnsafeRawBufferPointer($0)) }) else {
+            return nil
+        }
+        return requestID
+    }
+
+    /// The trace id of the head's first `traceparent`, when it is valid.
+    static func traceID(of head: borrowing HTTPRequestHead) -> String? {
+        guard var traceparent = head.traceparent else { return nil }
+        return traceparent.withUTF8 { traceID(traceparent: UnsafeRawBufferPointer($0)) }
     }
 
     /// Whether a client's request id is kept: 1–128 bytes of A–Z a–z 0–9 and - _ . : + / = @
@@ -70,28 +75,39 @@ struct RequestTrace: Sendable {
     }
 
     /// A request id unique in this process: 8 hex digits drawn once at start-up (so ids of two
-    /// processes rarely collide), "-", and a counter in hex. Up to 15 bytes (a counter below
-    /// 16^6) it is a small String, stored inline: no allocation.
-    static func generatedID() -> String {
-        var n = counter.wrappingAdd(1, ordering: .relaxed).oldValue
+    /// processes rarely collide), "-", and `number`, the next value of a counter
+    /// (`nextNumber()`), in hex. Up to 15 bytes (a counter below 16^6) it is a small String,
+    /// stored inline: no allocation.
+    static func generatedID(_ number: UInt64) -> String {
+        withGeneratedID(number) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The next number for a generated id.
+    static func nextNumber() -> UInt64 { counter.wrappingAdd(1, ordering: .relaxed).oldValue }
+
+    /// Calls `body` with the bytes of `generatedID(number)`, written on the stack: an answer's
+    /// `X-Request-Id` is written from them, and no String is made unless a log line asks for the
+    /// id (making one validates the bytes: ≈ 280 instructions a request).
+    static func withGeneratedID<R>(_ number: UInt64, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        var n = number
         var count = 1
         while n >> (4 * UInt64(count)) != 0 { count += 1 }
-        // Written into the string's own storage (String(_:radix:) and + cost ≈ 1 % of a request).
-        return String(unsafeUninitializedCapacity: 9 + count) { buffer in
-            for (i, byte) in prefix.enumerated() { buffer[i] = byte }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 9 + 16) { buffer in
+            for i in 0..<8 { buffer[i] = prefix[i] }
+            buffer[8] = UInt8(ascii: "-")
             for i in stride(from: 8 + count, through: 9, by: -1) {
                 buffer[i] = hexDigits[Int(n & 15)]
                 n >>= 4
             }
-            return 9 + count
+            return body(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[..<(9 + count)]))
         }
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
-    /// 8 hex digits drawn once, and "-".
+    /// 8 hex digits drawn once.
     private static let prefix: [UInt8] = {
         let random = UInt32.random(in: .min ... .max)
-        return (0..<8).map { hexDigits[Int(random >> (28 - 4 * UInt32($0)) & 15)] } + [UInt8(ascii: "-")]
+        return (0..<8).map { hexDigits[Int(random >> (28 - 4 * UInt32($0)) & 15)] }
     }()
     private static let counter = Atomic<UInt64>(1)
 
@@ -109,13 +125,60 @@ struct RequestTrace: Sendable {
     }
 }
 
-/// The trace of the request the calling thread is answering (nil between requests), reached
-/// through a pthread key (Swift has no thread-local storage of its own): allocated on a thread's
-/// first request, released when the thread ends. Each libmicrohttpd thread answers one request at
-/// a time, start to end, so a thread-local is exact; other threads (the frame pacer, the store's
-/// writer) see nil. A class, so the trace is changed in place.
+/// The trace of the request the calling thread is answering, reached through a pthread key
+/// (Swift has no thread-local storage of its own): allocated on a thread's first request,
+/// released when the thread ends. Each libmicrohttpd thread answers one request at a time, start
+/// to end, so a thread-local is exact; other threads (the frame pacer, the store's writer) see
+/// none.
+///
+/// The trace's parts are fields of their own, set in place as the request goes (`begin`, the
+/// session id once routed, `end`): a `RequestTrace?` here was built, copied in and destroyed
+/// whole on every request (≈ 690 instructions a request, more than the id it carries). Only one
+/// thread touches a slot, hence no run-time exclusivity checks.
 final class TraceSlot {
-    var trace: RequestTrace?
+    /// Whether the thread is answering a request: the fields below are its trace.
+    @exclusivity(unchecked) private(set) var isAnswering = false
+    /// The request id the client gave (nil: one is generated from `number`).
+    @exclusivity(unchecked) private var clientID: String?
+    /// The number of the generated request id, when the client gave none.
+    @exclusivity(unchecked) private var number: UInt64 = 0
+    @exclusivity(unchecked) private(set) var traceID: String?
+    @exclusivity(unchecked) var sessionID: String?
+    /// The access-log record, while its line is logged through swift-log (see `RequestTrace.access`).
+    @exclusivity(unchecked) var access: AccessRecord?
+
+    /// The request id echoed in `X-Request-Id` (a generated one is made a String only here).
+    var id: String { clientID ?? RequestTrace.generatedID(number) }
+
+    /// Calls `body` with the request id's bytes (a generated id's without making a String).
+    func withIDBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        guard var clientID else { return RequestTrace.withGeneratedID(number, body) }
+        return clientID.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The request being answered, as a value (for the log lines written meanwhile); nil between
+    /// requests.
+    var trace: RequestTrace? {
+        guard isAnswering else { return nil }
+        return RequestTrace(id: id, traceID: traceID, sessionID: sessionID, access: access)
+    }
+
+    /// A request with this head is being answered from now on.
+    func begin(_ head: borrowing HTTPRequestHead) {
+        clientID = RequestTrace.clientID(of: head)
+        if clientID == nil { number = RequestTrace.nextNumber() }
+        traceID = RequestTrace.traceID(of: head)
+        sessionID = nil
+        isAnswering = true
+    }
+
+    /// The request is answered.
+    func end() {
+        isAnswering = false
+        clientID = nil
+        traceID = nil
+        sessionID = nil
+    }
 
     /// The calling thread's slot.
     static var mine: TraceSlot {

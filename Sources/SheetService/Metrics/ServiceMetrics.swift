@@ -113,7 +113,15 @@ final class ServiceMetrics: Sendable {
             for (name, help, value) in [
                 ("sheetd_store_written_total", "Session writes the store acknowledged.", store.written),
                 ("sheetd_store_failed_total", "Session writes dropped or refused by the store.", store.failed),
-                ("sheetd_store_refused_total", "Session writes the store refused (an error reply).", store.refused),
+                (
+                    "sheetd_store_refused_total", "Session writes the store refused (a final error reply).",
+                    store.refused
+                ),
+                (
+                    "sheetd_store_deferred_total",
+                    "Session write attempts kept for a retry: a temporary error reply (LOADING, READONLY, NOREPLICAS, MASTERDOWN, BUSY, TRYAGAIN), a server that is not the primary, or a failover under way.",
+                    store.deferred
+                ),
                 (
                     "sheetd_store_dropped_total",
                     "Session writes never sent: over the backlog's bound while the store was away, or left at exit.",
@@ -121,6 +129,19 @@ final class ServiceMetrics: Sendable {
                 ),
             ] {
                 text += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(value)\n"
+            }
+            // By the code of Redis's reply, sorted so the exposition is stable.
+            for (name, help, counts) in [
+                (
+                    "sheetd_store_refused_by_code_total", "sheetd_store_refused_total by Redis's error code.",
+                    store.refusedByCode
+                ),
+                ("sheetd_store_deferred_by_code_total", "sheetd_store_deferred_total by code.", store.deferredByCode),
+            ] where !counts.isEmpty {
+                text += "# HELP \(name) \(help)\n# TYPE \(name) counter\n"
+                for (code, value) in counts.sorted(by: { $0.key < $1.key }) {
+                    text += "\(name){code=\"\(code)\"} \(value)\n"
+                }
             }
         }
         text += ProcessStatus.exposition()

@@ -25,7 +25,7 @@
 // at any instant. `sheet.stats` counts predictions and mismatches.
 
 /**
- * @typedef {"facebook" | "twitter" | "glide" | "transition" | "swipeCell" | "fluid"} PresetName
+ * @typedef {string} PresetName  A preset's name, one of those `GET /presets` lists (the catalog; no copy here)
  * @typedef {"top" | "bottom" | "frameY" | "offset"} Constraint
  * @typedef {"hidden" | "resting" | "dragging" | "animating"} SheetState
  * @typedef {"began" | "changed" | "ended" | "cancelled"} PanPhase
@@ -249,7 +249,10 @@
 
 /** An error answer of sheetd (application/problem+json). */
 export class SheetError extends Error {
-    /** @param {number} status @param {{code?: string, detail?: string, title?: string, field?: string}} problem */
+    /**
+     * @param {number} status
+     * @param {{code?: string, detail?: string, title?: string, field?: string}} problem
+     */
     constructor(status, problem) {
         super(problem.detail || problem.title || `HTTP ${status}`);
         this.name = "SheetError";
@@ -292,7 +295,11 @@ export function evaluateDragLaw(law, segment, translation) {
     return { constant: c, dimmerAlpha: alpha, progress, finishes };
 }
 
-/** The dimmer's alpha at constant `c` (the drag law's `dimmer`). @param {DragLaw} law @param {number} c */
+/**
+ * The dimmer's alpha at constant `c` (the drag law's `dimmer`).
+ * @param {DragLaw} law
+ * @param {number} c
+ */
 function dimmerAlpha(law, c) {
     const d = law.dimmer;
     if (d.full === 0) return 0;
@@ -301,7 +308,11 @@ function dimmerAlpha(law, c) {
     return (d.full * (d.clearAt - c)) / (d.clearAt - d.fullAt);
 }
 
-/** How open the card is at constant `c` (the drag law's `progress`). @param {DragLaw} law @param {number} c */
+/**
+ * How open the card is at constant `c` (the drag law's `progress`).
+ * @param {DragLaw} law
+ * @param {number} c
+ */
 function progressOf(law, c) {
     const p = law.progress;
     return Math.abs(p.low - p.top) < 1e-9 ? 1 : (p.low - c) / (p.low - p.top);
@@ -347,7 +358,9 @@ export function evaluateReleaseLaw(law, detents, constant, velocity, origin) {
     const r = law.projection?.decelerationRate;
     // UIScrollView's deceleration: where momentum would carry the card.
     const projected = r === undefined ? null : c + ((v / 1000) * r) / (1 - r);
-    /** @param {ReleaseCondition} w */
+    /**
+     * @param {ReleaseCondition} w
+     */
     const quantity = (w) => {
         switch (w.quantity) {
             case "constant": return c;
@@ -361,7 +374,9 @@ export function evaluateReleaseLaw(law, detents, constant, velocity, origin) {
             default: return NaN; // an unknown quantity never holds
         }
     };
-    /** @param {ReleaseCondition} w */
+    /**
+     * @param {ReleaseCondition} w
+     */
     const holds = (w) => {
         if (w.origin !== undefined) return w.origin === origin;
         const a = quantity(w), b = /** @type {number} */ (w.value);
@@ -427,10 +442,10 @@ export function releaseAnimation(releaseLaw, dragLaw, detents, move) {
             initial = (v * sign) / Math.max(Math.abs(distance), 1);
         }
         Object.assign(a, { dampingRatio: k.dampingRatio, initialVelocity: initial, duration: k.duration });
-        a.sampleAt = oscillator(/** @type {number} */ (k.omega), k.dampingRatio, 1, -initial);
+        a.sampleAt = oscillator(/** @type {number} */ (k.omega), /** @type {number} */ (k.dampingRatio), 1, -initial);
     } else if (k.name === "spring") {
         Object.assign(a, { response: k.response, dampingRatio: k.dampingRatio, velocity: v });
-        a.sampleAt = oscillator(/** @type {number} */ (k.omega), k.dampingRatio, from - to, v);
+        a.sampleAt = oscillator(/** @type {number} */ (k.omega), /** @type {number} */ (k.dampingRatio), from - to, v);
         a.duration = settleTime(a.sampleAt, /** @type {NonNullable<CurveLaw["settle"]>} */ (k.settle));
     } else {
         a.controlPoints = k.controlPoints;
@@ -489,12 +504,21 @@ function oscillator(omega, z, x0, v0) {
     };
 }
 
-/** A cubic bezier coordinate in Bernstein form, as a polynomial. @param {number} s @param {number} c1 @param {number} c2 */
+/**
+ * A cubic bezier coordinate in Bernstein form, as a polynomial.
+ * @param {number} s
+ * @param {number} c1
+ * @param {number} c2
+ */
 function bezier(s, c1, c2) {
     const c = 3 * c1, b = 3 * (c2 - c1) - c, a = 1 - c - b;
     return ((a * s + b) * s + c) * s;
 }
-/** @param {number} s @param {number} c1 @param {number} c2 */
+/**
+ * @param {number} s
+ * @param {number} c1
+ * @param {number} c2
+ */
 function bezierSlope(s, c1, c2) {
     const c = 3 * c1, b = 3 * (c2 - c1) - c, a = 1 - c - b;
     return (3 * a * s + 2 * b) * s + c;
@@ -576,7 +600,9 @@ export function sampleAnimation(a, elapsed) {
     return { t, constant, dimmerAlpha: alpha, progress: progressOf(a.dragLaw, constant), velocity };
 }
 
-/** @param {number} ms */
+/**
+ * @param {number} ms
+ */
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A sheetd server. */
@@ -596,7 +622,9 @@ export class SheetClient {
         /** Simulated round trip added to every request, milliseconds (0: none). */
         this.addedLatency = options.addedLatency ?? 0;
     }
-    /** @param {string} path */
+    /**
+     * @param {string} path
+     */
     url(path) {
         return new URL(path.replace(/^\//, ""), this.baseURL);
     }
@@ -630,7 +658,10 @@ export class SheetClient {
         return json;
     }
 
-    /** Every preset, its options (with defaults) and detents for the default geometry. @returns {Promise<PresetInfo[]>} */
+    /**
+     * Every preset, its options (with defaults) and detents for the default geometry.
+     * @returns {Promise<PresetInfo[]>}
+     */
     async presets() {
         return (await this.request("GET", "presets")).presets;
     }
@@ -658,7 +689,10 @@ export class SheetClient {
         return new SheetSession(this, snapshot);
     }
 
-    /** A handle on an existing session (call `get()` to load its snapshot). @param {string} id */
+    /**
+     * A handle on an existing session (call `get()` to load its snapshot).
+     * @param {string} id
+     */
     session(id) {
         return new SheetSession(this, /** @type {any} */ ({ id }));
     }
@@ -685,12 +719,18 @@ function sameAnimation(local, answered) {
 
 /** One card. Mutating calls are serialized; each resolves with sheetd's Result. */
 export class SheetSession {
-    /** @param {SheetClient} client @param {Snapshot} snapshot */
+    /**
+     * @param {SheetClient} client
+     * @param {Snapshot} snapshot
+     */
     constructor(client, snapshot) {
         this.client = client;
         /** @type {string} */
         this.id = /** @type {string} */ (snapshot.id);
-        /** The last snapshot seen (from create, replace, get or a settled/interrupted frame event). @type {Snapshot} */
+        /**
+         * The last snapshot seen (from create, replace, get or a settled/interrupted frame event).
+         * @type {Snapshot}
+         */
         this.snapshot = snapshot;
         /**
          * Predict (client-clock sessions): draw from the drag law and play sheetd's frames on
@@ -729,7 +769,10 @@ export class SheetSession {
         this.stats = this._freshStats(this.stats.inFlight);
     }
 
-    /** @param {number} inFlight @returns {PredictionStats} */
+    /**
+     * @param {number} inFlight
+     * @returns {PredictionStats}
+     */
     _freshStats(inFlight) {
         return {
             samples: 0, eventsSent: 0, requestsSent: 0, largestBatch: 0, inFlight, maxInFlight: inFlight,
@@ -746,7 +789,10 @@ export class SheetSession {
         return this.predicting && this.clientClock && !!this.snapshot.dragLaw;
     }
 
-    /** Re-creates this session with a new configuration (same id); its open streams get `closed`. @param {SessionConfig} config */
+    /**
+     * Re-creates this session with a new configuration (same id); its open streams get `closed`.
+     * @param {SessionConfig} config
+     */
     async replace(config) {
         const snapshot = await this._enqueue("PUT", this.path, config, "other");
         this._lastTime = -Infinity;
@@ -754,7 +800,10 @@ export class SheetSession {
         return this.snapshot;
     }
 
-    /** The snapshot now. @returns {Promise<Snapshot>} */
+    /**
+     * The snapshot now.
+     * @returns {Promise<Snapshot>}
+     */
     async get() {
         const snapshot = await this.client.request("GET", this.path);
         this._adopt(snapshot);
@@ -823,24 +872,43 @@ export class SheetSession {
         return this._enqueue("POST", `${this.path}/pan`, event, "pan", record);
     }
 
-    /** The finger touches the card. @param {PanOptions} [options] */
+    /**
+     * The finger touches the card.
+     * @param {PanOptions} [options]
+     */
     began(options) {
         return this.pan("began", undefined, options);
     }
-    /** The finger moved: `translation` is the total since `began`, points, down positive. @param {number} translation @param {PanOptions} [options] */
+    /**
+     * The finger moved: `translation` is the total since `began`, points, down positive.
+     * @param {number} translation
+     * @param {PanOptions} [options]
+     */
     changed(translation, options) {
         return this.pan("changed", translation, options);
     }
-    /** The finger lifted. Without `velocity`, sheetd estimates it from the recent `changed` events. @param {number} [translation] @param {PanOptions} [options] */
+    /**
+     * The finger lifted. Without `velocity`, sheetd estimates it from the recent `changed` events.
+     * @param {number} [translation]
+     * @param {PanOptions} [options]
+     */
     ended(translation, options) {
         return this.pan("ended", translation, options);
     }
-    /** The gesture was cancelled (pointercancel): back to the detent it began at. @param {PanOptions} [options] */
+    /**
+     * The gesture was cancelled (pointercancel): back to the detent it began at.
+     * @param {PanOptions} [options]
+     */
     cancelled(options) {
         return this.pan("cancelled", undefined, options);
     }
 
-    /** Presents the card, or moves it to `detent`. @param {string} [detent] @param {{time?: number}} [options] @returns {Promise<Result>} */
+    /**
+     * Presents the card, or moves it to `detent`.
+     * @param {string} [detent]
+     * @param {{time?: number}} [options]
+     * @returns {Promise<Result>}
+     */
     show(detent, options = {}) {
         /** @type {Record<string, any>} */
         const body = {};
@@ -849,7 +917,11 @@ export class SheetSession {
         return this._enqueue("POST", `${this.path}/show`, body, "move", this._hold(body.time));
     }
 
-    /** The tap on the dimmer. @param {{time?: number}} [options] @returns {Promise<Result>} */
+    /**
+     * The tap on the dimmer.
+     * @param {{time?: number}} [options]
+     * @returns {Promise<Result>}
+     */
     dismiss(options = {}) {
         /** @type {Record<string, any>} */
         const body = {};
@@ -873,13 +945,18 @@ export class SheetSession {
         const stream = {
             /** The underlying EventSource. */
             source,
-            /** The id (`animation:index`) of the last frame received; a reconnect resumes after it. @type {string | null} */
+            /**
+             * The id (`animation:index`) of the last frame received; a reconnect resumes after it.
+             * @type {string | null}
+             */
             lastEventId: /** @type {string | null} */ (null),
             /** Frames received so far. */
             frameCount: 0,
             close: () => source.close(),
         };
-        /** @param {MessageEvent} e */
+        /**
+         * @param {MessageEvent} e
+         */
         const snapshotOf = (e) => {
             const s = JSON.parse(e.data);
             if (s && s.preset) this.snapshot = { ...s, id: this.id };
@@ -904,14 +981,19 @@ export class SheetSession {
 
     // ------------------------------------------------------------ prediction
 
-    /** A time for the next request: microseconds, never before the previous one. @param {number} t */
+    /**
+     * A time for the next request: microseconds, never before the previous one.
+     * @param {number} t
+     */
     _stamp(t) {
         const time = Math.max(Math.round(t * 1e6) / 1e6, this._lastTime);
         this._lastTime = time;
         return time;
     }
 
-    /** @param {Snapshot} snapshot */
+    /**
+     * @param {Snapshot} snapshot
+     */
     _adopt(snapshot) {
         this.snapshot = snapshot;
         this._segment = snapshot.drag ? { ...snapshot.drag } : null;
@@ -920,12 +1002,18 @@ export class SheetSession {
         this._blend = null;
     }
 
-    /** @param {{constant: number, dimmerAlpha: number, progress: number}} s */
+    /**
+     * @param {{constant: number, dimmerAlpha: number, progress: number, detent?: string | null}} s
+     */
     _restMotion(s) {
         return { kind: "rest", constant: s.constant, dimmerAlpha: s.dimmerAlpha, progress: s.progress, detent: s.detent ?? null };
     }
 
-    /** Starts blending out the jump from what was drawn at `time` to what will be drawn now. @param {CardState} before @param {number} time */
+    /**
+     * Starts blending out the jump from what was drawn at `time` to what will be drawn now.
+     * @param {CardState} before
+     * @param {number} time
+     */
     _jump(before, time) {
         const after = this._motionAt(time);
         const dc = before.constant - after.constant;
@@ -1041,7 +1129,10 @@ export class SheetSession {
         return a;
     }
 
-    /** transition: the finish of a drag from `origin`, from the law (the answer's `drag.finish` confirms it). @param {string | null} own */
+    /**
+     * transition: the finish of a drag from `origin`, from the law (the answer's `drag.finish` confirms it).
+     * @param {string | null} own
+     */
     _finishFor(own) {
         const threshold = this.snapshot.dragLaw?.finishThreshold;
         if (threshold === null || threshold === undefined) return null;
@@ -1053,7 +1144,10 @@ export class SheetSession {
         return { from: from[1], toward: other[1], threshold, detent: other[0] };
     }
 
-    /** show and dismiss: the card holds where it is until the answer's frames. @param {number | undefined} time */
+    /**
+     * show and dismiss: the card holds where it is until the answer's frames.
+     * @param {number | undefined} time
+     */
     _hold(time) {
         const t = time ?? clientTime();
         this._gesture += 1;
@@ -1061,7 +1155,10 @@ export class SheetSession {
         return { gesture: this._gesture, phase: null, translation: undefined, prediction: null, estimated: false };
     }
 
-    /** @param {number} time @returns {CardState} */
+    /**
+     * @param {number} time
+     * @returns {CardState}
+     */
     _motionAt(time) {
         const m = this._motion;
         switch (m.kind) {

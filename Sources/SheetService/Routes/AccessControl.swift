@@ -11,8 +11,12 @@ extension SheetResponder {
         let presented = Self.bearer(request, route: route)
         if let apiKey, let presented, Self.equalInConstantTime(presented, apiKey) { return }
         // A session's token opens that session's routes (not creation: PUT of a new id needs the
-        // key when there is one, and otherwise is open as POST is).
-        if configuration.sessionTokens, let id, let box = try? session(id), let token = box.token {
+        // key when there is one, and otherwise is open as POST is). Fail closed: a session whose
+        // existence cannot be established (the store unreachable or refilling) is never taken for
+        // absent; the store's 503 is the answer, and nothing changes.
+        if configuration.sessionTokens, let id, let box = try accessCopy(id, method: request.method),
+            let token = box.token
+        {
             if let presented, Self.equalInConstantTime(presented, Array(token.utf8)) { return }
             throw Problem.unauthorized(
                 presented == nil
@@ -23,6 +27,29 @@ extension SheetResponder {
         throw Problem.unauthorized(
             presented == nil ? "send Authorization: Bearer <API key>" : "the API key is not valid",
             invalid: presented != nil)
+    }
+
+    /// The copy of session `id` a request is authorised against, without taking it into this
+    /// process (a refused request must change nothing on any instance: loading it here would tell
+    /// the instance that holds it to drop it and close its streams): the table's, or else the
+    /// store's; for PUT and DELETE the store's when it has one, since another instance may have
+    /// replaced the session since this copy, with a token of its own. nil: no such session.
+    /// Throws the store's 503 when the store cannot tell.
+    func accessCopy(_ id: String, method: String) throws(Problem) -> SessionBox? {
+        let held = table.get(id)
+        guard store != nil, held == nil || method == "PUT" || method == "DELETE" else { return held }
+        guard let stored = try stored(id) else { return held }
+        // A tombstone there: deleted elsewhere, but the copy here (if any) still asks for its token.
+        return stored.box ?? held
+    }
+
+    /// Whether the request's credential opens `box`: its token, or the API key (a session without
+    /// a token, made before tokens were on, is open).
+    func opens(_ box: SessionBox, _ request: HTTPRequest) -> Bool {
+        guard let token = box.token else { return true }
+        guard let presented = Self.bearer(request, route: .unmatched) else { return false }
+        if let apiKey, Self.equalInConstantTime(presented, apiKey) { return true }
+        return Self.equalInConstantTime(presented, Array(token.utf8))
     }
 
     /// The bearer credential: the Authorization header's, or on the frames route (EventSource

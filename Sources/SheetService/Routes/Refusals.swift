@@ -35,16 +35,16 @@ extension SheetResponder {
         let route = matched?.0 ?? .unmatched
         metrics.record(route: route, status: response.status, nanoseconds: 0)
         let slot = TraceSlot.mine
-        slot.trace = RequestTrace(head)
-        defer { slot.trace = nil }
-        slot.trace?.sessionID = matched?.1
+        slot.begin(head)
+        defer { slot.end() }
+        slot.sessionID = matched?.1
         finish(&response, head, route: route, nanoseconds: 0, slot)
         return response
     }
 
     package func deadlinePassed(_ head: HTTPRequestHead) {
         metrics.cutOff.increment()
-        logger.notice("\(head.target): request still arriving at the request deadline; connection closed")
+        logger.notice("\(LoggedTarget.of(head)): request still arriving at the request deadline; connection closed")
     }
 
     /// application/json, application/*+json, or curl's default form type (whose body is still JSON).

@@ -455,7 +455,8 @@ enum ReplyJSON {
         return w.takeBytes()
     }
 
-    /// GET /presets: every preset with its options and its detents on the standard geometry.
+    /// GET /presets: the catalog. Every preset with its summary, constraint, capabilities, initial
+    /// detent (null: it starts hidden), options and its detents on the standard geometry.
     static func presets() -> [UInt8] {
         var w = JSONWriter(capacity: 8192)
         w.beginObject()
@@ -466,7 +467,14 @@ enum ReplyJSON {
             guard let model = try? SheetModel(preset: preset) else { continue }
             w.beginObject()
             w.member("name", preset.rawValue)
+            w.member("summary", preset.summary)
             w.member("constraint", preset.constraint.rawValue)
+            w.member("capabilities")
+            w.beginArray()
+            for capability in preset.capabilities { w.string(capability.rawValue) }
+            w.endArray()
+            w.member("initialDetent")
+            if let name = preset.initialDetent { w.string(name) } else { w.null() }
             w.member("detents")
             detents(model, into: &w)
             w.member("showDefault", model.showDefault.name)

@@ -77,10 +77,40 @@ extension SheetResponder {
         let (profile, session) = try profiles.configuration(request.body)
         if draining.load(ordering: .relaxed), table.get(id) == nil { throw busy }
         let now = clock.seconds(at: request.receivedAt)
-        // A replaced session keeps its token (its holder authorized the PUT with it).
-        let token = configuration.sessionTokens ? (table.get(id)?.token ?? Self.generateID()) : nil
-        let box = SessionBox(id: id, profile: profile, session: session, now: now, token: token)
-        switch table.put(box) {
+        guard configuration.sessionTokens else {
+            return try put(SessionBox(id: id, profile: profile, session: session, now: now, token: nil), now: now)
+        }
+        // With tokens, the put is a compare-and-set against the copy the request was authorised
+        // against: of two PUTs of one new id, one creates it and the other is authorised again,
+        // against the winner's token (401 without it). A replaced session keeps its token (its
+        // holder authorised the PUT with it), also when only the store held it.
+        for _ in 0..<3 {
+            let held = table.get(id)
+            // `authorize` passed on what it saw; another PUT may have created the session since.
+            if let held, !opens(held, request) {
+                throw Problem.unauthorized(
+                    "session \(id) was created by another request meanwhile: it needs its token", invalid: false)
+            }
+            let token = try (held ?? (store != nil ? stored(id)?.box : nil))?.token ?? Self.generateID()
+            let box = SessionBox(id: id, profile: profile, session: session, now: now, token: token)
+            if let result = table.put(box, replacing: held) { return try put(box, result, now: now) }
+        }
+        throw Problem(
+            status: 409, code: "conflict",
+            detail: "session \(id) was replaced by other requests while this one was being applied; retry")
+    }
+
+    /// Puts `box` under its id, replacing any session of that id.
+    private func put(_ box: SessionBox, now: Double) throws -> HTTPResponse {
+        try put(box, table.put(box), now: now)
+    }
+
+    /// Answers a put's result: 201 for a creation, 200 for a replacement (its streams closed), each
+    /// once the store has it; 503 at the session cap.
+    private func put(_ box: SessionBox, _ result: SessionTable.PutResult, now: Double) throws -> HTTPResponse {
+        let id = box.id
+        let token = box.token
+        switch result {
         case .created:
             metrics.sessionsCreated.increment()
             let ticket = box.record.withLock { saveTracked(box, &$0) }

@@ -36,8 +36,18 @@ public struct ServiceConfiguration: Sendable {
     public var corsOrigins = ["*"]
     /// Seconds to keep answering (with readiness false) after SIGTERM before closing the listener.
     public var drainGrace: Double = 0
-    /// Seconds between `: keep-alive` comments on an idle frame stream.
-    public var keepAliveInterval: Double = 15
+    /// Seconds between `: keep-alive` comments on an idle frame stream. A parked stream's
+    /// connection is not watched by libmicrohttpd: a client that left is noticed when a write to it
+    /// fails, so this bounds how long a departed client's stream holds its connection (about two
+    /// intervals: the first write after the client left is taken by the kernel, the next fails).
+    public var keepAliveInterval: Double = 2
+    /// Frame streams one session may have open at once (more: 429).
+    public var maxStreamsPerSession = 8
+    /// Frame streams one client (its address; see `trustedProxies`) may have open at once (more: 429).
+    public var maxStreamsPerClient = 32
+    /// Addresses of the proxies in front (deploy/'s nginx or HAProxy) whose X-Forwarded-For names
+    /// the client, for the per-client stream limit; empty: the peer is the client.
+    public var trustedProxies: [String] = []
     /// Bytes a frame stream buffers for a slow reader before it drops to the latest frame.
     public var streamBufferBytes = 256 * 1024
     /// When set, every request but the probes (/healthz, /livez, /readyz), the demo page's files and
@@ -48,11 +58,16 @@ public struct ServiceConfiguration: Sendable {
     /// even when they learn an id. Off by default.
     public var sessionTokens = false
     /// Where sessions are kept beyond this process: nil keeps them in memory only (lost with the
-    /// process); "redis://host:port[/db]" also writes them to Redis and loads from there a session
+    /// process); "redis://host:port[/db]" (or "redis+sentinel://host:port,…/name[/db]", the
+    /// primary Redis Sentinel names, followed through failovers) also writes them to Redis and
+    /// loads from there a session
     /// this process does not hold, so another instance, or this one after a restart or a crash,
     /// carries on with it. A creation,
     /// replacement or deletion is acknowledged once Redis has it; events are written behind.
     public var store: String?
+    /// What every key and channel sheetd uses in the store starts with: deployments that share a
+    /// Redis give each its own.
+    public var storePrefix = "sheetd:"
     /// Seconds a request waits for the store at most (a load, or the write a creation,
     /// replacement or deletion waits for); past it the answer is 503 `store-unavailable`.
     public var storeDeadline: Double = 1

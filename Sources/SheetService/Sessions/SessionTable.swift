@@ -62,6 +62,23 @@ final class SessionTable: Sendable {
         }
     }
 
+    /// Stores `box` in place of `expected`, atomically: only if the session of its id is still
+    /// `expected` (nil: only if there is none). nil when another request put or removed one first
+    /// (a `PUT` authorised against `expected` must not overwrite what it was not authorised for).
+    func put(_ box: SessionBox, replacing expected: SessionBox?) -> PutResult? {
+        shard(box.id).withLock { table in
+            let old = table[box.id]
+            guard old === expected else { return nil }
+            if let old {
+                table[box.id] = box
+                return .replaced(old)
+            }
+            guard reservePlace() else { return .full }
+            table[box.id] = box
+            return .created
+        }
+    }
+
     /// Stores `box` only if no session has its id yet (POST /sessions with a generated id).
     func insertNew(_ box: SessionBox) -> Bool? {
         shard(box.id).withLock { table in

@@ -238,13 +238,18 @@ enum ArchiveCodec {
             startTime: try number(value["startTime"], "startTime"), detent: try integer(value["detent"], "detent"))
     }
 
-    private static func number(_ value: JSONValue?, _ name: String) throws -> Double {
-        guard let x = value?.double, x.isFinite else { throw ArchiveMismatch(reason: "\(name) is not a finite number") }
+    /// A stored number, read as a request's would be: finite, and within `limit` (times,
+    /// positions and velocities never come near 10^12; a record that says otherwise was not
+    /// written by sheetd, and its 1e300 used to reach a Double-to-Int conversion and trap).
+    private static func number(_ value: JSONValue?, _ name: String, limit: Double = 1e12) throws -> Double {
+        guard let x = value?.double, x.isFinite, x.magnitude <= limit else {
+            throw ArchiveMismatch(reason: "\(name) is not a finite number of magnitude ≤ \(limit)")
+        }
         return x
     }
 
     private static func integer(_ value: JSONValue?, _ name: String) throws -> Int {
-        let x = try number(value, name)
+        let x = try number(value, name, limit: 9_007_199_254_740_992)
         guard x == x.rounded(), x.magnitude <= 9_007_199_254_740_992 else {
             throw ArchiveMismatch(reason: "\(name) is not an integer")
         }

@@ -20,13 +20,21 @@ final class RedisSessionStore: SessionStore {
     private let storeWatch = Mutex<StoreWatch?>(nil)
     /// This process's name in notices: 64 random bits.
     let instance = String(UInt64.random(in: 1...UInt64.max), radix: 36)
-    static let keyPrefix = "sheetd:session:"
-    static let channel = "sheetd:sessions"
+    /// What every key and channel name starts with (`--store-prefix`): two deployments sharing a
+    /// Redis use two prefixes, and neither reads, overwrites or hears the other's sessions (a
+    /// database number separates keys but not pub/sub channels, which span databases).
+    static let defaultPrefix = "sheetd:"
+    /// A session's key is this and its id: `sheetd:session:<id>` with the default prefix.
+    let keyPrefix: String
+    /// The channel the instances' notices go through.
+    let channel: String
     /// Present while the store holds what the instances wrote: set at startup, and again by the
     /// store watch once the instances have written back what they hold after the store lost its
     /// data (it is gone with the data when Redis restarts empty). A load that finds neither the
     /// session nor the marker cannot tell a missing session from one not written back yet.
-    static let markerKey = "sheetd:store"
+    let markerKey: String
+    /// The default prefix's session key prefix (tests read the keys straight from Redis).
+    static let keyPrefix = defaultPrefix + "session:"
 
     /// Writes a session unless the stored one's version is at least as new. The version is the
     /// first `"version":` of the encoding (ArchiveCodec writes it second, after `"v"`); versions
@@ -44,11 +52,17 @@ final class RedisSessionStore: SessionStore {
     /// Connects three times to the Redis at `url` (failing at once when it cannot be reached).
     /// `deadline`: seconds a call may take, connecting included (a request waits at most that for
     /// the store). `backlogBytes`: what the writer keeps while the store is away.
-    init(url: String, ttlSeconds: Int, deadline: Double, backlogBytes: Int, logger: Logger) throws {
+    init(
+        url: String, prefix: String = RedisSessionStore.defaultPrefix, ttlSeconds: Int, deadline: Double,
+        backlogBytes: Int, logger: Logger
+    ) throws {
+        keyPrefix = prefix + "session:"
+        channel = prefix + "sessions"
+        markerKey = prefix + "store"
         endpoint = try RedisEndpoint(url: url)
         reader = try RedisConnection(endpoint: endpoint, timeout: deadline)
         try reader.ping()
-        try reader.set(Self.markerKey, Array("1".utf8), ttlSeconds: nil)
+        try reader.set(markerKey, Array("1".utf8), ttlSeconds: nil)
         // 5 ms of linger: a gesture's 60 Hz events become about one write each, and busy
         // instances pipeline many sessions per round trip (measured in PERFORMANCE.md); a write
         // someone waits for cuts it short.
@@ -68,12 +82,12 @@ final class RedisSessionStore: SessionStore {
     func announce(_ notice: ArchiveNotice) {
         var notice = notice
         notice.instance = instance
-        _ = try? reader.publish(Self.channel, notice.bytes)
+        _ = try? reader.publish(channel, notice.bytes)
     }
 
     func listen(_ handler: @escaping @Sendable (ArchiveNotice) -> Void) {
         let own = instance
-        let started = RedisSubscriber(endpoint: endpoint, channels: [Self.channel]) { _, message in
+        let started = RedisSubscriber(endpoint: endpoint, channels: [channel]) { _, message in
             guard let notice = ArchiveNotice(message), notice.instance != own else { return }
             handler(notice)
         }
@@ -82,7 +96,7 @@ final class RedisSessionStore: SessionStore {
 
     func watch(_ handler: @escaping @Sendable (StoreChange) -> Void) {
         let started = StoreWatch(
-            connection: watcher, writer: writer, logger: logger, interval: 0.5, marker: Self.markerKey,
+            connection: watcher, writer: writer, logger: logger, interval: 0.5, marker: markerKey,
             onChange: handler)
         storeWatch.withLock { $0 = started }
     }
@@ -98,20 +112,20 @@ final class RedisSessionStore: SessionStore {
         }
     }
 
-    func save(_ id: String, _ bytes: [UInt8]) { writer.set(Self.keyPrefix + id, bytes, ttlSeconds: ttlSeconds) }
+    func save(_ id: String, _ bytes: [UInt8]) { writer.set(keyPrefix + id, bytes, ttlSeconds: ttlSeconds) }
 
     func saveTracked(_ id: String, _ bytes: [UInt8]) -> RedisWriter.Ticket {
-        writer.setTracked(Self.keyPrefix + id, bytes, ttlSeconds: ttlSeconds)
+        writer.setTracked(keyPrefix + id, bytes, ttlSeconds: ttlSeconds)
     }
 
     func confirm(_ ticket: RedisWriter.Ticket, timeout: Double) -> RedisWriter.Receipt {
         writer.wait(for: ticket, timeout: timeout)
     }
 
-    func remove(_ id: String) { writer.delete(Self.keyPrefix + id) }
+    func remove(_ id: String) { writer.delete(keyPrefix + id) }
     func retryNow() { _ = writer.flush(timeout: 0) }
     func load(_ id: String) throws -> [UInt8]? {
-        let found = try reader.get([Self.keyPrefix + id, Self.markerKey])
+        let found = try reader.get([keyPrefix + id, markerKey])
         if found[0] == nil && found[1] == nil { throw StoreRefilling() }
         return found[0]
     }
@@ -120,7 +134,7 @@ final class RedisSessionStore: SessionStore {
     func rewrite(_ sessions: [(id: String, bytes: [UInt8], version: Int)]) throws -> Int {
         let ttl = Array(String(ttlSeconds).utf8)
         let calls = sessions.map { s in
-            (keys: [Self.keyPrefix + s.id], arguments: [s.bytes, Array(String(s.version).utf8), ttl])
+            (keys: [keyPrefix + s.id], arguments: [s.bytes, Array(String(s.version).utf8), ttl])
         }
         // On the watch's connection: the thread that calls this is the watch's own.
         return try watcher.evaluate(Self.setUnlessNewer, calls).reduce(0) { $0 + Int($1 ?? 0) }

@@ -18,7 +18,9 @@ import Synchronization
 /// the watch sets the marker again once every instance has had time to notice and write back
 /// (2 × (interval + the connection's timeout): ≤ one interval to look, ≤ one timeout before a
 /// failed connection is tried again, twice over for the write-back itself). A marker gone while
-/// the same server answers (flushed, or evicted under memory pressure) counts as a change.
+/// the same server answers (flushed, or evicted under memory pressure) counts as a change; when
+/// another server answers, the marker it holds (replicated, or restored from its files) is deleted
+/// at once, since it was written before the writes that server lacks.
 final class StoreWatch: Sendable {
     private let stopped = Mutex(false)
     private let wakeup = NSCondition()
@@ -35,6 +37,11 @@ final class StoreWatch: Sendable {
             while !isStopped {
                 let answer = Result { () throws(RedisError) in try connection.serverRunID() }
                 if let change = observer.observe(answer, dropped: writer.statistics.dropped, at: Date()) {
+                    // Another server (a promoted replica, or a restart from its files) has the
+                    // marker of the one before, copied with its data, but not the writes that had
+                    // not reached it: a session it lacks may still be held by an instance, so the
+                    // marker goes until the write-back has had its time (a miss is 503, not 404).
+                    if case .replaced = change { _ = try? connection.delete(marker) }
                     onChange(change)
                     markAt = Date(timeIntervalSinceNow: settle)
                 } else if case .success = answer, markAt == nil,
@@ -99,10 +106,12 @@ final class StoreWatch: Sendable {
                 }
                 if let since = unreachableSince {
                     let seconds = now.timeIntervalSince(since)
+                    let another = runID != nil && runID != id
                     logger.notice(
-                        "session store: \(address) answers again after \(String(format: "%.1f", seconds)) s\(runID != nil && runID != id ? " (another server: run_id changed)" : "")"
+                        "session store: \(address) answers again after \(String(format: "%.1f", seconds)) s\(another ? " (another server: run_id changed)" : "")"
                     )
-                    return .reachableAgain(seconds: seconds)
+                    // Back, but another server (a failover followed through Sentinel): replaced.
+                    return another ? .replaced : .reachableAgain(seconds: seconds)
                 }
                 if let runID, runID != id {
                     logger.warning(

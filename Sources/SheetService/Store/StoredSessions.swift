@@ -35,8 +35,17 @@ extension SheetResponder {
             return try ArchiveCodec.decode(
                 bytes, id: id, profiles: profiles, serverNow: clock.now, wallNow: Date().timeIntervalSince1970)
         } catch {
+            // Fail closed: a record sheetd cannot read (corrupt, or written by something else) is
+            // neither a session nor its absence; taking it for absent would let anyone create the
+            // id anew, tokens or not. Until it expires (the session TTL) or an operator deletes the
+            // key, the id answers 503.
+            metrics.storeErrors.increment()
             logger.error("session store: the stored session \(id) cannot be read: \(error)")
-            return nil
+            throw Problem(
+                status: 503, code: "store-unavailable",
+                detail:
+                    "the session store's record of session \(id) cannot be read, so whether it exists is not known; it expires with the session TTL",
+                headers: [("Retry-After", String(configuration.retryAfter))])
         }
     }
 

@@ -28,6 +28,12 @@ final class FrameStream: Sendable {
         var lastWrite = 0.0
         /// No more events (closed, or `once` and settled).
         var done = false
+        /// Instant pace: the animations that began while an earlier one was still being sent, in
+        /// order, each with its origin and the frame the client had (`begin`'s `after`). Every
+        /// frame of each is sent, as the client reads them (`refill`).
+        var queued: [(animation: Animation, origin: Double, after: Int?)] = []
+        /// Instant pace: a `close` that came while frames were still to be sent, sent after them.
+        var closing: (reason: String, retry: Int?)?
         /// The reconnection delay (ms) still to be sent: it travels in the block of the next event,
         /// never in a block of its own (which some clients hand to the application as an empty
         /// event). 1000 until the first event; `close` may set another.
@@ -129,6 +135,25 @@ final class FrameStream: Sendable {
     ) {
         let due: (Double, Int)? = state.withLock { s in
             guard !s.done else { return nil }
+            if pace == .instant {
+                // Nothing proportional to the animation's frames on the caller's thread (an event's,
+                // under the session's lock): the first frame is written here, which wakes the
+                // connection; the rest are made as the client reads them (`refill`). An animation
+                // that begins while one is still being sent waits for it: each is sent whole.
+                guard s.animation == nil, s.queued.isEmpty else {
+                    if s.queued.count >= Self.queueLimit {
+                        // A client that stopped reading while events kept coming: its oldest waiting
+                        // animation is dropped (counted as skipped frames), never the memory bound.
+                        metrics.framesSkipped.increment(by: s.queued[0].animation.frameCount(fps: fps))
+                        s.queued.removeFirst()
+                    }
+                    s.queued.append((a, origin, after))
+                    return nil
+                }
+                start(a, origin: origin, after: after, now: now, &s)
+                if s.animation != nil { sendNext(&s, now: now) }
+                return nil
+            }
             if let running = s.animation, running.id != a.id {
                 if let snapshot = interrupted {
                     send(snapshotEvent("interrupted", snapshot), now: now, state: &s)
@@ -144,30 +169,68 @@ final class FrameStream: Sendable {
                     if s.done { return nil }  // a `once` stream ends with that animation
                 }
             }
-            s.animation = a
-            s.origin = origin
-            s.generation += 1
-            let last = a.frameCount(fps: fps) - 1
-            if let k = after, k >= last {
-                // The client has every frame: only `settled` is left.
-                send(settledEvent(a), now: now, state: &s)
-                s.animation = nil
-                if once { finish(&s) }
-                return nil
-            }
-            let first = after.map { $0 + 1 } ?? 0
-            switch pace {
-            case .instant:
-                s.next = first
-                while !s.done && s.animation != nil { sendNext(&s, now: now) }
-                return nil
-            case .realtime:
-                let current = min(max(Int(((now - origin) * Double(fps)).rounded(.down)), 0), last)
-                s.next = max(current, first)
-                return (origin + a.frameTime(s.next, fps: fps), s.generation)
-            }
+            start(a, origin: origin, after: after, now: now, &s)
+            guard s.animation != nil else { return nil }
+            // Realtime: from the frame due now, unless the client is past it.
+            let current = Self.frameIndex(now - origin, fps: fps, last: a.frameCount(fps: fps) - 1)
+            s.next = max(current, s.next)
+            return (origin + a.frameTime(s.next, fps: fps), s.generation)
         }
         if let (time, generation) = due { pacer.schedule(.frame, self, at: time, generation: generation) }
+    }
+
+    /// Instant pace: at most this many animations wait behind the one being sent.
+    static let queueLimit = 64
+
+    /// Instant pace: the frames of one block at most (`HTTPStream`'s reader asks when the client has
+    /// taken everything written): about 20 frames (≈ 200 bytes each) per call.
+    static let refillBytes = 4 * 1024
+
+    /// Instant pace: makes `a` the animation being sent, from the frame after `after` (only its
+    /// `settled` when the client has every frame).
+    private func start(_ a: Animation, origin: Double, after: Int?, now: Double, _ s: inout State) {
+        s.animation = a
+        s.origin = origin
+        s.generation += 1
+        let last = a.frameCount(fps: fps) - 1
+        if let k = after, k >= last {
+            // The client has every frame: only `settled` is left.
+            send(settledEvent(a), now: now, state: &s)
+            s.animation = nil
+            if once { finish(&s) }
+            return
+        }
+        s.next = after.map { $0 + 1 } ?? 0
+    }
+
+    /// Instant pace: the connection's reader found nothing left to send; writes the next block of
+    /// frames (and `settled`s), starting the next waiting animation when one ends.
+    func refill(now: Double) {
+        guard pace == .instant else { return }
+        state.withLock { s in
+            let target = http.bufferedByteCount + Self.refillBytes
+            while !s.done && http.bufferedByteCount < target {
+                if s.animation == nil {
+                    guard !s.queued.isEmpty else {
+                        if let (reason, retry) = s.closing { sendClosed(reason: reason, retry: retry, now: now, &s) }
+                        return
+                    }
+                    let (a, origin, after) = s.queued.removeFirst()
+                    start(a, origin: origin, after: after, now: now, &s)
+                    continue
+                }
+                sendNext(&s, now: now)
+            }
+        }
+    }
+
+    /// The index of the frame due `elapsed` seconds into an animation, at most `last` and at least
+    /// −1 (before its start). Clamped before the conversion: an origin read from a store can be
+    /// anything, and a Double beyond Int's range traps when converted.
+    static func frameIndex(_ elapsed: Double, fps: Int, last: Int) -> Int {
+        let x = (elapsed * Double(fps)).rounded(.down)
+        guard !x.isNaN else { return -1 }
+        return Int(min(max(x, -1), Double(last)))
     }
 
     /// Sends the next frame (and `settled` after the last one); returns when the one after is due.
@@ -194,6 +257,8 @@ final class FrameStream: Sendable {
 
     /// A `began` grabbed the card: the animation in flight ends with `interrupted`.
     func interrupt(_ snapshot: SheetSnapshot, now: Double) {
+        // Instant pace sends every animation whole: one in flight is only waiting for its reader.
+        guard pace == .realtime else { return }
         state.withLock { s in
             guard !s.done, s.animation != nil else { return }
             send(snapshotEvent("interrupted", snapshot), now: now, state: &s)
@@ -211,7 +276,7 @@ final class FrameStream: Sendable {
             guard s.animation != nil else { return nil }
             // Fallen more than a frame behind (a stalled machine): skip to the current frame.
             let last = a.frameCount(fps: fps) - 1
-            let current = min(Int(((now - s.origin) * Double(fps)).rounded(.down)), last)
+            let current = Self.frameIndex(now - s.origin, fps: fps, last: last)
             if current > s.next {
                 metrics.framesSkipped.increment(by: current - s.next)
                 s.next = current
@@ -239,15 +304,25 @@ final class FrameStream: Sendable {
     func close(reason: String, now: Double, retry: Int? = nil) {
         state.withLock { s in
             guard !s.done else { return }
-            if let retry { s.retry = retry }
-            send(
-                Self.event("closed", id: nil) { w in
-                    w.beginObject()
-                    w.member("reason", reason)
-                    w.endObject()
-                }, now: now, state: &s)
-            finish(&s)
+            // Instant pace: the frames already due go first, as they would have had they been
+            // written at once (`refill` sends `closed` after them).
+            if pace == .instant, s.animation != nil || !s.queued.isEmpty {
+                s.closing = (reason, retry)
+                return
+            }
+            sendClosed(reason: reason, retry: retry, now: now, &s)
         }
+    }
+
+    private func sendClosed(reason: String, retry: Int?, now: Double, _ s: inout State) {
+        if let retry { s.retry = retry }
+        send(
+            Self.event("closed", id: nil) { w in
+                w.beginObject()
+                w.member("reason", reason)
+                w.endObject()
+            }, now: now, state: &s)
+        finish(&s)
     }
 }
 

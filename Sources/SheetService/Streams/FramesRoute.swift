@@ -65,16 +65,25 @@ extension SheetResponder {
         let stream = FrameStream(
             http: http, fps: fps, pace: pace, once: once, profile: box.profile, sessionID: box.id, metrics: metrics)
         let now = clock.now
-        let opened: Bool = box.record.withLock { r in
+        if pace == .instant {
+            // Frames are made as the client reads them, on its connection's thread.
+            let clock = self.clock
+            http.onDrained { stream.refill(now: clock.now) }
+        }
+        let client = streamLimits.client(of: request.head)
+        let opened: Result<Bool, Problem> = box.record.withLock { r in
             let known = resume.flatMap { resume in r.recent.first { $0.id == resume.animation } }
             if once, let resume, let known, resume.index >= known.frameCount(fps: fps) - 1 {
                 // A `once` stream whose client has its animation's last frame (and its `settled`,
                 // which carries that frame's id): nothing is left to send, so the reconnection ends
                 // with 204 instead of a `settled` and a close that the client would reconnect to
                 // again and again.
-                return false
+                return .success(false)
             }
             r.streams.removeAll { $0.isDone }
+            if let refusal = streamLimits.admit(client: client, sessionStreams: r.streams.count) {
+                return .failure(refusal)
+            }
             r.streams.append(stream)
             let t = sessionTime(box, r, now: now)
             let running = r.sheet.animation(at: t)
@@ -82,22 +91,24 @@ extension SheetResponder {
             if let resume, let known {
                 if known === running {
                     stream.begin(known, origin: origin, after: resume.index, interrupted: nil, now: now, pacer: pacer)
-                    return true
+                    return .success(true)
                 }
                 stream.sendSettled(known, now: now)
             } else if lastEventID != nil {
                 stream.sendSnapshot(r.sheet.snapshot(at: t), now: now)
             }
             if let running { stream.begin(running, origin: origin, interrupted: nil, now: now, pacer: pacer) }
-            return true
+            return .success(true)
         }
-        guard opened else { return Self.noMoreEvents }
+        guard try opened.get() else { return Self.noMoreEvents }
         box.openStreams.wrappingAdd(1, ordering: .relaxed)
         metrics.streamsOpen.increment()
         let metrics = self.metrics
+        let limits = streamLimits
         http.onClose {
             box.openStreams.wrappingSubtract(1, ordering: .relaxed)
             metrics.streamsOpen.decrement()
+            limits.release(client: client)
         }
         pacer.schedule(.keepAlive, stream, at: now + configuration.keepAliveInterval, generation: 0)
         var headers = HTTPHeaders()

@@ -1,5 +1,6 @@
 // Starting the real service for a test, and the checks and requests every service suite shares.
-// The HTTP/SSE client, redis-server and waiting come from SheetdTesting.
+// The service without a server is InProcessService.swift; the HTTP/SSE client, redis-server and
+// waiting come from SheetdTesting.
 
 import SheetdTesting
 import Testing
@@ -17,9 +18,20 @@ func startServer(_ configure: (inout ServiceConfiguration) -> Void = { _ in }) t
     return server
 }
 
-/// Every service test runs in this suite, one at a time: they start servers with realtime
-/// streams and timing checks, and the machine has two cores.
-@Suite(.serialized) enum ServiceIntegration {}
+/// Every service test runs in this suite, side by side: a test answered in process
+/// (`InProcessService`) has a responder of its own, and a test on sockets a server of its own on
+/// port 0; neither shares a port, a log handler, metrics or a thread (a request's trace is in its
+/// thread's slot, set and cleared within the one call that answers it). What does share state
+/// is serialized: `StoreIntegration`.
+@Suite enum ServiceIntegration {}
+
+extension ServiceIntegration {
+    /// The store's tests (StoreTests, StoreFaultTests, StoreOutageTests), one at a time: each holds
+    /// `ProcessResource.redisSubscriberThreads` for its whole body (every server with a store
+    /// starts a redis-subscribe thread, which another suite's leak check counts), so side by side
+    /// they would only wait for that lock, each waiting one holding a thread other tests could run on.
+    @Suite(.serialized) enum StoreIntegration {}
+}
 
 /// Checks an RFC 9457 problem: status, media type, the five members, and the code.
 @discardableResult
@@ -47,13 +59,11 @@ func expectProblem(
 
 // MARK: - Session requests
 
-extension HTTPConnection {
+extension HTTPClient {
     /// PUT /sessions/{id} with a configuration (empty: no body).
     func put(_ id: String, _ config: String = "") throws -> Response {
         try request("PUT", "/sessions/\(id)", body: config.isEmpty ? nil : bytes(config))
     }
-
-    func get(_ path: String) throws -> Response { try request("GET", path) }
 
     func pan(_ id: String, _ json: String) throws -> Response {
         try request("POST", "/sessions/\(id)/pan", json: json)

@@ -301,7 +301,8 @@ for row in rows {
 // A live stream: with async-http-client the events arrive while the stream stays open (a
 // transport that buffers the body, as URLSession does on Linux, hands over nothing until the
 // stream ends, and this one ends only when the session is deleted, after the check).
-let watched = try await client.createSession(body: .json(.facebook(.init()))).created.body.json
+let watched = try await client.createSession(body: .json(.facebook(.init(preset: .facebook)))).created.body.json
+
 if let id = sessionID(watched) {
     let live = try await client.streamFrames(path: .init(id: id), query: .init(fps: 60, pace: .realtime)).ok.body
         .textEventStream
