@@ -1099,9 +1099,18 @@ def probe_low() -> None:
                 st_old == 201 and all(x not in (200, 201, 204) for x in got) and put[0] not in (200, 201),
                 f"made without tokens {st_old}; stranger's GET, show {got}; PUT {put[0]}"
                 + (" with a token" if b'"token"' in put[2] else ""))
-        # L3: two deployments on one Redis, databases 0 and 1, the same id in each.
-        d0 = fx.sheetd(["--store", r.url + "/0", "--store-deadline", "1", "--log-level", "info"], "db0")
-        d1 = fx.sheetd(["--store", r.url + "/1", "--store-deadline", "1", "--log-level", "info"], "db1")
+        # L3: two deployments on one Redis, the same id in each: with --store-prefix (the setting the
+        # issue asks for), or, for a sheetd without it, databases 0 and 1.
+        how = "--store-prefix a: / b:"
+        try:
+            d0 = fx.sheetd(["--store", r.url, "--store-prefix", "a:", "--store-deadline", "1", "--log-level", "info"], "db0")
+            d1 = fx.sheetd(["--store", r.url, "--store-prefix", "b:", "--store-deadline", "1", "--log-level", "info"], "db1")
+        except RuntimeError as e:
+            if "Unknown option" not in str(e):
+                raise
+            how = "/0 and /1 (sheetd does not know --store-prefix)"
+            d0 = fx.sheetd(["--store", r.url + "/0", "--store-deadline", "1", "--log-level", "info"], "db0")
+            d1 = fx.sheetd(["--store", r.url + "/1", "--store-deadline", "1", "--log-level", "info"], "db1")
         sid = rid("shared")
         made = [create(d0.port, sid)[0], create(d1.port, sid, "twitter")[0]]
         so, sst, rest = open_stream(d0.port, f"/sessions/{sid}/frames")
@@ -1114,9 +1123,9 @@ def probe_low() -> None:
             so.close()
         first = re.search(rb"event: (frame|closed)", seen)
         view = http(d0.port, "GET", f"/sessions/{sid}")
-        verdict("L3 /db does not separate deployments",
-                "a replacement and a deletion of the same id in another database of the same Redis leave this "
-                "deployment's session and its stream alone",
+        verdict("L3 two deployments on one Redis",
+                f"a replacement and a deletion of the same id by another deployment on the same Redis ({how}) leave "
+                "this deployment's session and its stream alone",
                 made == [201, 201] and sst == 200 and ev == 200 and first is not None and first.group(1) == b"frame"
                 and view[0] == 200 and (as_json(view[2]) or {}).get("preset") == "facebook",
                 f"created {made}; stream {sst}; its next event {first.group(0).decode() if first else 'nothing'}; "
