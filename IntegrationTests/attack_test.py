@@ -976,10 +976,11 @@ NAME_LENGTH = [32]  # the detents' name length in use (probe 9 may shorten it to
 
 
 def fluid_config(i: int) -> dict:
+    # Distinct for each i (the names carry it), every body the same length whatever i is.
     detents = {}
     for k in range(ARGS.detents):
-        name = f"detent-{k:04d}-"
-        detents[name + "x" * (NAME_LENGTH[0] - len(name))] = {"fromTop": round(18 + (700 * k) / ARGS.detents + i * 1e-6, 6)}
+        name = (f"d{k:04d}-{i:08d}-" + "x" * 32)[:NAME_LENGTH[0]]
+        detents[name] = {"fromTop": float(f"{18 + (700 * k) / ARGS.detents:.3f}")}
     return {"preset": "fluid", "options": {"detents": detents}, "initialDetent": next(iter(detents))}
 
 
@@ -1004,6 +1005,15 @@ def probe_memory() -> None:
                 refusals.append(f"{ARGS.detents}×{NAME_LENGTH[0]} B names: {st} {(as_json(b) or {}).get('code')}")
                 ARGS.detents //= 2
             if st == 201:
+                # Between the accepted count and the refused double: the most that pass.
+                lo, hi = ARGS.detents, min(ARGS.detents * 2, most + 1)
+                while hi - lo > 1:
+                    ARGS.detents = (lo + hi) // 2
+                    ok = http(s.port, "POST", "/sessions", None,
+                              json.dumps(fluid_config(0), separators=(",", ":")).encode())[0] == 201
+                    lo, hi = (ARGS.detents, hi) if ok else (lo, ARGS.detents)
+                ARGS.detents = lo
+                body0 = json.dumps(fluid_config(0), separators=(",", ":")).encode()
                 break
         rss0 = rss_kib(s.pid)
         created, statuses = 0, {}
