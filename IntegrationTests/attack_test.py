@@ -42,7 +42,7 @@ import traceback
 
 # The one import of the harness (another engineer is making it a shared package: repoint here).
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import HOST, ROOT, Proxy, RedisServer, Sheetd, free_ports, wait_until  # noqa: E402
+from harness import HOST, ROOT, Proxy, RedisServer, Sheetd, free_ports  # noqa: E402
 
 OUT = os.path.join(ROOT, ".build", "attack-test")
 ARGS: argparse.Namespace
