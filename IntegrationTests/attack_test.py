@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Issue 29's attack suite: each finding of the issue as a probe against a real sheetd (release
-build) on loopback, with redis-server and deploy/'s haproxy where the finding is about them. Every
+build) on loopback, with redis-server and deploy/'s nginx and haproxy where the finding is about them. Every
 probe fails the run when the attack succeeds: it decides on what the servers did (statuses, bodies,
 whether a stranger's request changed a session, what the logs contain, /metrics), never on elapsed
 time alone; where the issue states a latency target it is a ratio to an idle baseline measured in
@@ -13,11 +13,12 @@ The short form (the default, for CI) scales the heavy probes down (fewer streams
 Bounds the lead sets are options (--session-bytes, --stream-rss-kib, …). Prints a table, writes
 it to .build/attack-test/latest.md, and ends with `attack-test: N passed, M failed`.
 
-Flags assumed that sheetd may not have yet: `--trusted-proxy 127.0.0.1` (--proxy-flags, or
-ATTACK_PROXY_FLAGS) for sheetd behind deploy/nginx.conf, so that a limit per client can see the
-forwarded address; a sheetd that does not know it is run without it and judged all the same.
-L4 assumes the store URL may carry a password (SHEETD_STORE=redis://:PASSWORD@host:port). Every
-other probe runs with flags sheetd has today, so that a fix must hold in the documented set-ups.
+Flags the issue's fixes brought (a sheetd without them, as at d40e2a5, is run without them and
+judged all the same): `--trusted-proxy 127.0.0.1` (--proxy-flags, or ATTACK_PROXY_FLAGS) behind
+deploy/nginx.conf, so that a limit per client sees the forwarded address; `--store-prefix` for two
+deployments on one Redis (L3). L4 gives the store URL a password (SHEETD_STORE=redis://:PW@host:port).
+Every other probe runs with sheetd's defaults or the flags the issue names, so that a fix must hold
+in the documented set-ups.
 
 The probes (PROBES at the end; --only picks some): streams, streams-nginx (1), stall (2),
 fail-closed (3a-c, 8), put-race (4, 4b), log-secrets (5), control-bytes (6), hostile-store (7, 7a,
