@@ -24,8 +24,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "IntegrationTests"))
-from harness import Sheetd  # noqa: E402  (starts and stops sheetd, as the checks do)
+from sheetkit.harness import Sheetd  # noqa: E402  (starts and stops sheetd, as the checks do)
 
 SCENARIOS = {
     # Lua script, pan phases each session is left in (Benchmarks/bench-memory.py --then).

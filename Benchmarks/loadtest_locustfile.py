@@ -51,16 +51,15 @@ import os
 import pickle
 import random
 import socket
-import sys
 import time
 import uuid
 from array import array
 from collections import Counter, defaultdict
 from urllib.parse import urlsplit
 
-# The stream checks are the integration tests' (IntegrationTests/sse_check.py), the same rules.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "IntegrationTests"))
-from sse_check import parse_fields, take_events  # noqa: E402
+# The stream checks are the integration tests' (testkit/sheetkit/sse.py), the same rules.
+from sheetkit.presets import names as preset_names
+from sheetkit.sse import parse_fields, take_events
 
 import gevent
 import gevent.event
@@ -214,7 +213,6 @@ def close(a, b, rel=1e-9, abs_=1e-7):
 # --------------------------------------------------------------------------------------------
 # The scenario's inputs.
 
-PRESETS = ["facebook", "twitter", "glide", "fluid", "transition", "swipeCell"]
 DEVICES = [  # (height, safeAreaTop, safeAreaBottom) in points
     {"height": 667, "safeAreaTop": 20, "safeAreaBottom": 0},  # iPhone SE
     {"height": 812, "safeAreaTop": 50, "safeAreaBottom": 34},  # iPhone 13 mini
@@ -226,31 +224,47 @@ DEVICES = [  # (height, safeAreaTop, safeAreaBottom) in points
 FLUID_CUSTOM = {"large": {"fromTop": 30}, "medium": {"fraction": 0.55}, "peek": {"height": 120}}
 
 
-def random_config():
-    preset = random.choice(PRESETS)
+# Variations the load test knows for some presets: options other than the defaults, and the detents
+# a card with those options may be created resting at. A preset the catalog serves without a row here
+# is used with its defaults (no options, no initialDetent).
+OPTION_VARIANTS = {
+    "facebook": lambda: {"expandedOffset": random.choice([10, 30, 64])},
+    "twitter": lambda: {"cardHeightRatio": random.choice([0.5, 0.6, 0.9])},
+    "glide": lambda: random.choice(
+        [{"segmented": False, "concreteDimension": random.choice(["half", "oneThird", {"custom": 420}])},
+         {"segmentHeights": {"open": 560, "compressed": 300, "closed": 100}}]),
+    "transition": lambda: {"finishThreshold": random.choice([None, 0.6]), "completionSpeed": 1.0},
+    "swipeCell": lambda: {"swipeDistance": random.choice([60, 120])},
+    "fluid": lambda: {"detents": FLUID_CUSTOM, "hideable": random.random() < 0.5,
+                      "skipDetents": random.random() < 0.5, "dampingRatio": random.choice([0.7, 1.0])},
+}
+STARTS = {
+    "facebook": lambda options: ["expanded", "normal"], "twitter": lambda options: ["open"],
+    "glide": lambda options: ["open", "closed"], "transition": lambda options: ["mini", "large"],
+    "swipeCell": lambda options: ["initial", "top"],
+    "fluid": lambda options: list((options or {}).get("detents", {"full": 0, "half": 0, "tip": 0})),
+}
+_CATALOG: list[str] = []
+
+
+def preset_catalog(host_url: str) -> list[str]:
+    """The presets sheetd serves (GET /presets), asked once per Locust process."""
+    if not _CATALOG:
+        u = urlsplit(host_url)
+        _CATALOG.extend(preset_names(u.port or 80, u.hostname))
+    return _CATALOG
+
+
+def random_config(presets: list[str]):
+    preset = random.choice(presets)
     config = {"preset": preset, "geometry": dict(random.choice(DEVICES)), "clock": "client"}
     options = None
-    if random.random() < 0.3:
-        options = {
-            "facebook": lambda: {"expandedOffset": random.choice([10, 30, 64])},
-            "twitter": lambda: {"cardHeightRatio": random.choice([0.5, 0.6, 0.9])},
-            "glide": lambda: random.choice(
-                [{"segmented": False, "concreteDimension": random.choice(["half", "oneThird", {"custom": 420}])},
-                 {"segmentHeights": {"open": 560, "compressed": 300, "closed": 100}}]),
-            "transition": lambda: {"finishThreshold": random.choice([None, 0.6]), "completionSpeed": 1.0},
-            "swipeCell": lambda: {"swipeDistance": random.choice([60, 120])},
-            "fluid": lambda: {"detents": FLUID_CUSTOM, "hideable": random.random() < 0.5,
-                              "skipDetents": random.random() < 0.5, "dampingRatio": random.choice([0.7, 1.0])},
-        }[preset]()
+    if preset in OPTION_VARIANTS and random.random() < 0.3:
+        options = OPTION_VARIANTS[preset]()
         config["options"] = options
     # Detents a card may be created resting at (the known names for these options).
-    starts = {
-        "facebook": ["expanded", "normal"], "twitter": ["open"], "glide": ["open", "closed"],
-        "transition": ["mini", "large"], "swipeCell": ["initial", "top"],
-        "fluid": list((options or {}).get("detents", {"full": 0, "half": 0, "tip": 0})),
-    }[preset]
-    if random.random() < 0.3:
-        config["initialDetent"] = random.choice(starts)
+    if preset in STARTS and random.random() < 0.3:
+        config["initialDetent"] = random.choice(STARTS[preset](options))
     return config
 
 
@@ -822,7 +836,7 @@ class SheetUser(FastHttpUser):
     @task
     def life(self):
         self.sid = "lt-" + uuid.uuid4().hex[:20]
-        self.config = random_config()
+        self.config = random_config(preset_catalog(self.host))
         self.vt = random.uniform(1.0, 5000.0)  # this user's monotonic clock
         self.anchor, self.vt_anchor = time.perf_counter(), self.vt
         self.anim = None

@@ -5,19 +5,19 @@ for a long time, sampled every 10 s; the verdict is zero errors and flat RSS and
 Used by Benchmarks/soak (which installs what is missing and passes every flag); standard library
 only, 127.0.0.1 only:
 
-    soak.py --bin B --venv V --out DIR [--minutes M] [--users N] [--streams-per-second R]
+    soak.py --bin B --out DIR [--minutes M] [--users N] [--streams-per-second R]
             [--store memory|redis] [--warmup S]
 
-1. sheetd (and with --store redis a redis-server) started by IntegrationTests/harness.py on a free
+1. sheetd (and with --store redis a redis-server) started by testkit/sheetkit/harness.py on a free
    loopback port.
-2. The load: Benchmarks/loadtest_locustfile.py run by Locust from the load test's venv (the same
+2. The load: Benchmarks/loadtest_locustfile.py run by Locust from the kit's venv, this Python's (the same
    command as scripts/loadtest, plus --csv-full-history so that its history file carries the last
    10 s's percentiles), its files in DIR/loadtest; every response and SSE event it checks.
 3. Frame streams: one opened every 1/R s, each a front end with its own session for 10–60 s
    (`PUT`, `GET /frames?fps=60`, a show or dismiss every 0.5–3 s once the last one settled, then
    `DELETE`). Each stream must get frames for every animation it started, each animation ended by
    `settled` whose constant is its last frame's, and at the DELETE `closed` (reason deleted) and the
-   chunked body's end; IntegrationTests/sse_check.py checks every event block.
+   chunked body's end; testkit/sheetkit/sse.py checks every event block.
 4. Every 10 s, a sample: sheetd's RSS (/proc/PID/status VmRSS), descriptors (entries of
    /proc/PID/fd; sockets among them), threads, CPU over the interval (utime + stime of
    /proc/PID/stat), requests and p99 latency over the interval (deltas of /metrics' request
@@ -55,9 +55,9 @@ import time
 import uuid
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "IntegrationTests"))
-from harness import HOST, RedisServer, Sheetd  # noqa: E402
-from sse_check import StreamCheck, parse_fields, take_events  # noqa: E402
+from sheetkit.harness import HOST, RedisServer, Sheetd, socket_inodes, tcp_rows
+from sheetkit.presets import names as preset_names
+from sheetkit.sse import StreamCheck, parse_fields, take_events  # noqa: E402
 
 INTERVAL = 10.0  # seconds between samples
 FPS = 60  # the streams' frame rate, as a front end's display
@@ -67,7 +67,6 @@ SETTLE_SLACK = 3.0  # seconds past an animation's duration for its `settled` to 
 CLOSE_WITHIN = 3.0  # seconds from the DELETE's answer to `closed` and the body's end
 MAX_STREAMS = 400  # the opener's bound: no more open at once, whatever the server does
 COOL_DOWN = 45.0  # seconds after the load for descriptors to come back (idle streams: ≤ 15 s keep-alive)
-PRESETS = ["facebook", "twitter", "glide", "transition", "swipeCell", "fluid"]
 MIB = 1024 * 1024
 
 
@@ -101,26 +100,9 @@ def socket_owners(inodes: set[str]) -> dict[str, str]:
 def describe_sockets(pid: int) -> list[str]:
     """sheetd's sockets as TCP sees them: its end, state, the peer's address and which process holds
     the peer's end (none: the client has gone). Said when descriptors do not come back after the load."""
-    ours = set()
-    for name in os.listdir(f"/proc/{pid}/fd"):
-        try:
-            link = os.readlink(f"/proc/{pid}/fd/{name}")
-        except OSError:
-            continue
-        if link.startswith("socket:["):
-            ours.add(link[8:-1])
-    rows, by_local = [], {}
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            with open(table) as f:
-                lines = f.read().splitlines()[1:]
-        except OSError:
-            continue
-        for line in lines:
-            cols = line.split()
-            if table.endswith("tcp"):
-                by_local[(cols[1], cols[2])] = cols[9]
-            rows.append((table, cols))
+    ours = socket_inodes(pid)
+    rows = tcp_rows()
+    by_local = {(cols[1], cols[2]): cols[9] for table, cols in rows if table.endswith("tcp")}
     found, peers = [], {}
     for table, cols in rows:
         if cols[9] in ours:
@@ -284,8 +266,8 @@ class FrameStream:
     card is moved (show or dismiss, the next once the last one's `settled` arrived), then the
     DELETE, which must close the stream. Two threads: this one sends, `_read` reads."""
 
-    def __init__(self, port: int, hold: float, tally: Tally, rng: random.Random) -> None:
-        self.port, self.hold, self.tally, self.rng = port, hold, tally, rng
+    def __init__(self, port: int, hold: float, tally: Tally, rng: random.Random, presets: list[str]) -> None:
+        self.port, self.hold, self.tally, self.rng, self.presets = port, hold, tally, rng, presets
         self.sid = "soak-" + uuid.uuid4().hex[:20]
         self.path = f"/sessions/{self.sid}/frames?fps={FPS}"
         self.check = StreamCheck(self.sid, FPS)
@@ -325,7 +307,7 @@ class FrameStream:
         reader = None
         try:
             until = time.monotonic() + self.hold
-            preset = self.rng.choice(PRESETS)
+            preset = self.rng.choice(self.presets)
             snap = self.request(conn, "PUT", f"/sessions/{self.sid}", {"preset": preset}, 201)
             if snap is None:
                 return
@@ -477,6 +459,7 @@ def open_streams(port: int, rate: float, start: float, stop: float, tally: Tally
     start is late) from `start` to `stop`, the end of the load. Holds are not cut at `stop`: the
     number open stays steady to the end of the judged window, and winds down within HOLD[1] after."""
     rng = random.Random(seed)
+    presets = preset_names(port)  # the catalog, as sheetd serves it
     k = 0
     while True:
         due = start + k / rate
@@ -487,7 +470,7 @@ def open_streams(port: int, rate: float, start: float, stop: float, tally: Tally
         if tally.open >= MAX_STREAMS:
             continue
         hold = rng.uniform(*HOLD)
-        stream = FrameStream(port, hold, tally, random.Random(rng.random()))
+        stream = FrameStream(port, hold, tally, random.Random(rng.random()), presets)
         thread = threading.Thread(target=stream.run, name=f"stream {stream.sid}", daemon=True)
         thread.start()
         threads.append(thread)
@@ -656,7 +639,7 @@ def run_locust(args, url: str, pid: int, out: str, seconds: int) -> subprocess.P
     """The load test's Locust command (scripts/loadtest's run_load), its files in `out`."""
     env = {**os.environ, "LOADTEST_OUT": out, "LOADTEST_PACE": "realtime", "LOADTEST_SHEETD_PID": str(pid),
            "LOADTEST_SPEC": os.path.join(ROOT, "openapi.yaml")}
-    command = [os.path.join(args.venv, "bin", "locust"), "-f", os.path.join(ROOT, "Benchmarks", "loadtest_locustfile.py"),
+    command = [os.path.join(sys.prefix, "bin", "locust"), "-f", os.path.join(ROOT, "Benchmarks", "loadtest_locustfile.py"),
                "--headless", "--only-summary", "--loglevel", "WARNING", "-u", str(args.users), "-r", str(args.users),
                "-t", f"{seconds}s", "--host", url.rstrip("/"), "--csv", os.path.join(out, "locust"), "--csv-full-history"]
     log = open(os.path.join(out, "locust.log"), "wb")
@@ -666,7 +649,6 @@ def run_locust(args, url: str, pid: int, out: str, seconds: int) -> subprocess.P
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bin", required=True)
-    parser.add_argument("--venv", required=True, help="the load test's venv (Locust)")
     parser.add_argument("--out", required=True)
     parser.add_argument("--minutes", type=float, default=30)
     parser.add_argument("--users", type=int, default=15)
@@ -792,7 +774,7 @@ def main() -> int:
         failures.append(f"sheetd had exited before the SIGTERM (status {status})")
 
     # The load test's own report: every response and SSE event it checked.
-    report = subprocess.run([os.path.join(args.venv, "bin", "python"), os.path.join(ROOT, "Benchmarks", "loadtest_report.py"),
+    report = subprocess.run([sys.executable, os.path.join(ROOT, "Benchmarks", "loadtest_report.py"),
                              loadtest_out, "0"], capture_output=True, text=True)
     with open(os.path.join(out, "loadtest-report.txt"), "w") as f:
         f.write(report.stdout + report.stderr)

@@ -8,9 +8,9 @@ Prints one line per check and closes with `browser-test: N passed, M failed`.
 
 In the page, IntegrationTests/release_law_check.js compares sheet-client.js's release law with sheetd's
 answers for every preset (snaps, animations and frames). The last part opens the page through
-Benchmarks/delay_proxy.py at +0 and +200 ms of round trip and,
+testkit/sheetkit/delay_proxy.py at +0 and +200 ms of round trip and,
 for every preset, drags and flicks the card with CDP input events carrying explicit timestamps
-(Benchmarks/latency.py's gestures): functional checks only (the client's prediction, of the drag
+(testkit/sheetkit/gestures.py): functional checks only (the client's prediction, of the drag
 and of the release, never disagrees with sheetd, one request at a time, every pan event sent, the same snaps at +200 ms as at +0),
 no timing verdicts (scripts/latency measures those).
 """
@@ -30,10 +30,9 @@ import urllib.parse
 import urllib.request
 
 os.environ["SE_OFFLINE"] = "true"  # Selenium Manager, if ever consulted, must not download
-# delay_proxy and latency live with the benchmarks (Benchmarks/), whose latency measurement shares them.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Benchmarks"))
-import delay_proxy  # noqa: E402  (a loopback proxy that adds a round trip)
-import latency  # noqa: E402  (CDP input with explicit timestamps, the gestures of scripts/latency)
+# The kit's delay proxy and gestures, which scripts/latency's measurement shares.
+from sheetkit import delay_proxy  # noqa: E402  (a loopback proxy that adds a round trip)
+from sheetkit import gestures as latency  # noqa: E402  (CDP input with explicit timestamps)
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
@@ -327,7 +326,7 @@ def release_law_in_javascript(driver):
 
 
 def through_delay_proxies(rtts=(0, 200)):
-    """Every preset, through Benchmarks/delay_proxy.py at each added round trip: from the preset's start
+    """Every preset, through testkit/sheetkit/delay_proxy.py at each added round trip: from the preset's start
     detent at rest, a drag (600 px at 1000 px/s, mouse) and a flick down and up (touch), each
     released while moving, with CDP events at 120 Hz carrying explicit timestamps. Functional
     checks only: zero prediction mismatches, at most one request in flight, every pan event sent,

@@ -35,8 +35,7 @@ import httpx
 from httpx_sse import connect_sse
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "IntegrationTests"))
-from harness import Sheetd  # noqa: E402
+from sheetkit.harness import Sheetd  # noqa: E402
 SPEC = ROOT / "openapi.yaml"
 COUNTS = [0, 0]
 

@@ -36,7 +36,7 @@ at a time inside the animation, and checks the `began`'s answer and the snapshot
 replay of the accepted events.
 
 Knobs (environment): SHEETD_BIN, CONCURRENCY_THREADS (8), CONCURRENCY_EVENTS (events per thread
-per round, 120), CONCURRENCY_ROUNDS (6: each preset once), CONCURRENCY_SEED (1), CONCURRENCY_OUT
+per round, 120), CONCURRENCY_ROUNDS (default: each preset of GET /presets once), CONCURRENCY_SEED (1), CONCURRENCY_OUT
 (.build/concurrency-test). Last line: `concurrency-test: N passed, M failed`.
 """
 
@@ -50,19 +50,19 @@ import sys
 import threading
 import time
 
-from checklist import Checklist
-from harness import ROOT, Sheetd, default_binary
-from sse_check import StreamCheck
+from sheetkit.checklist import Checklist
+from sheetkit.harness import ROOT, Sheetd, default_binary
+from sheetkit.presets import names as preset_names
+from sheetkit.sse import StreamCheck
 
 BIN = default_binary()
 THREADS = int(os.environ.get("CONCURRENCY_THREADS", "8"))
 EVENTS = int(os.environ.get("CONCURRENCY_EVENTS", "120"))
-ROUNDS = int(os.environ.get("CONCURRENCY_ROUNDS", "6"))
+ROUNDS_SET = os.environ.get("CONCURRENCY_ROUNDS")  # unset: one round per preset of the catalog
 SEED = int(os.environ.get("CONCURRENCY_SEED", "1"))
 OUT = os.environ.get("CONCURRENCY_OUT", os.path.join(ROOT, ".build", "concurrency-test"))
 HOST = "127.0.0.1"
 STEP = 0.004  # client seconds between two consecutive global event slots
-PRESETS = ["facebook", "twitter", "glide", "transition", "swipeCell", "fluid"]
 
 CARD = ("state", "detent", "constant", "dimmerAlpha", "progress", "time")
 
@@ -123,7 +123,7 @@ class Conn:
 
 
 class Stream(threading.Thread, StreamCheck):
-    """One SSE stream read to its end on its own thread, checked event by event (sse_check.py)."""
+    """One SSE stream read to its end on its own thread, checked event by event (sheetkit.sse)."""
 
     def __init__(self, port: int, sid: str, query: str):
         threading.Thread.__init__(self, daemon=True)
@@ -411,14 +411,16 @@ def main() -> int:
     try:
         sheetd.start()
         proc, port = sheetd.proc, sheetd.port
+        presets = preset_names(port)  # the catalog, as sheetd serves it
+        rounds = int(ROUNDS_SET) if ROUNDS_SET else len(presets)
         print(f"concurrency-test: sheetd {BIN} on port {port} (pid {proc.pid}), {THREADS} threads × {EVENTS} "
-              f"events per round, {ROUNDS} rounds")
+              f"events per round, {rounds} rounds")
         conn = Conn(port)
         lock_order_probe(conn)
         conn.close()
         print("\nconcurrent rounds:")
-        for rnd in range(ROUNDS):
-            run_round(port, rnd, PRESETS[rnd % len(PRESETS)], figures)
+        for rnd in range(rounds):
+            run_round(port, rnd, presets[rnd % len(presets)], figures)
         check(proc.poll() is None, "sheetd still running after the rounds")
     finally:
         sheetd.stop()
@@ -429,7 +431,7 @@ def main() -> int:
     rows.append(("run time", f"{time.monotonic() - began:.1f} s"))
     table = "\n".join(["| figure | value |", "|---|---|"] + [f"| {k} | {v} |" for k, v in rows])
     print("\n" + table + "\n")
-    CHECKS.write(os.path.join(OUT, "latest.md"), f"{THREADS} threads × {EVENTS} events per round, {ROUNDS} rounds, "
+    CHECKS.write(os.path.join(OUT, "latest.md"), f"{THREADS} threads × {EVENTS} events per round, {rounds} rounds, "
                  f"seed {SEED}.\n\n{table}\n\n")
     print(CHECKS.summary())
     return 0 if CHECKS.failed == 0 else 1

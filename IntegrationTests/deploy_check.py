@@ -23,8 +23,7 @@ import time
 import urllib.parse
 import urllib.request
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import ROOT, Process, RedisServer, Sheetd, free_port, wait_until  # noqa: E402
+from sheetkit.harness import ROOT, Process, RedisServer, Sheetd, free_port, wait_until  # noqa: E402
 
 DASHBOARD = os.path.join(ROOT, "deploy", "grafana-dashboard.json")
 RULES = os.path.join(ROOT, "deploy", "prometheus-rules.yml")

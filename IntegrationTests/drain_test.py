@@ -45,9 +45,10 @@ import sys
 import threading
 import time
 
-from checklist import Checklist
-from harness import ROOT, Sheetd, default_binary
-from sse_check import StreamCheck
+from sheetkit.checklist import Checklist
+from sheetkit.harness import ROOT, Sheetd, default_binary
+from sheetkit.presets import names as preset_names
+from sheetkit.sse import StreamCheck
 
 BIN = default_binary()
 GRACE = float(os.environ.get("DRAIN_GRACE", "1"))
@@ -385,7 +386,7 @@ def run(proc: subprocess.Popen, port: int, rng: random.Random, figures: list[tup
     client = BlockingClient(port)
     n_sessions = max(4, STREAMS // 5)
     n_active = max(2, n_sessions * 3 // 4)
-    presets = ["facebook", "twitter", "glide", "transition", "swipeCell", "fluid"]
+    presets = preset_names(port)  # the catalog, as sheetd serves it
     sessions: list[tuple[str, str]] = []
     for i in range(n_sessions):
         preset = presets[i % len(presets)]

@@ -1,6 +1,6 @@
 """The instance-crash half of IntegrationTests/fault-test: sheetd instances on the Redis store killed with
 SIGKILL, and what the clients' acknowledged work looks like afterwards. Standard library only; every
-process is started through IntegrationTests/harness.py (redis-server, sheetd, deploy/nginx.conf) on
+process is started through testkit/sheetkit/harness.py (redis-server, sheetd, deploy/nginx.conf) on
 free loopback ports and stopped by PID; their PIDs are kept in OUT/pids for the driver's cleanup.
 
 Two scenarios (`--scenario ack|cluster|both`):
@@ -71,8 +71,8 @@ import threading
 import time
 import uuid
 
-from harness import HOST, KeepAlive, Proxy, RedisServer, Sheetd, decoded, free_ports
-from sse_check import ResumePoint, StreamBody, open_stream
+from sheetkit.harness import HOST, KeepAlive, Proxy, RedisServer, Sheetd, decoded, free_ports
+from sheetkit.sse import ResumePoint, StreamBody, open_stream
 
 P = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 P.add_argument("--bin", required=True, help="the sheetd binary")

@@ -20,8 +20,7 @@ import tempfile
 import time
 import urllib.request
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import ROOT, Sheetd  # noqa: E402
+from sheetkit.harness import ROOT, Sheetd  # noqa: E402
 
 README = open(os.path.join(ROOT, "README.md")).read()
 

@@ -55,8 +55,8 @@ import threading
 import time
 import uuid
 
-from harness import KeepAlive, Sheetd, decoded
-from sse_check import ResumePoint, StreamBody, open_stream
+from sheetkit.harness import KeepAlive, Sheetd, decoded
+from sheetkit.sse import ResumePoint, StreamBody, open_stream
 
 P = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 P.add_argument("--bin", required=True)

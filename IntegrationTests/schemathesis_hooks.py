@@ -26,15 +26,12 @@ docs/HTTP.md) that the built-in check cannot know; anything outside those rules 
 from __future__ import annotations
 
 import json
-import os
 import re
-import sys
 from typing import Any
 
 import yaml
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sse_check import parse_fields  # noqa: E402  (an event block's fields, as every stream check reads them)
+from sheetkit.sse import parse_fields  # noqa: E402  (an event block's fields, as every stream check reads them)
 
 import schemathesis
 from schemathesis.openapi.checks import RejectedPositiveData

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The slow-clients driver (run by IntegrationTests/slow-clients under IntegrationTests/harness.py, which
+"""The slow-clients driver (run by IntegrationTests/slow-clients under testkit/sheetkit/harness.py, which
 started sheetd: SHEETD_URL, SHEETD_PID): the phases, slowhttptest's attacks, the probe from 127.0.0.2
 and the sampler of held connections; writes SLOW_OUT/result.json, latest.md and counts.txt."""
 import http.client

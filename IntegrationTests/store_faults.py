@@ -6,7 +6,7 @@ primary was killed. Standard library only.
 
     python3 IntegrationTests/store_faults.py --bin BIN --out DIR [--long] [--only NAME,…]
 
-Each fault runs on its own redis-server(s) and two sheetd instances on one store (harness.py starts
+Each fault runs on its own redis-server(s) and two sheetd instances on one store (sheetkit.harness starts
 and stops them, by PID), clients talking to both directly:
 
 - users: one long-lived client-clock session each (PUT), gestures at 60 Hz (`began`, 8-16
@@ -41,13 +41,10 @@ import threading
 import time
 import uuid
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "Benchmarks"))
 
-import delay_proxy  # noqa: E402
-from harness import HOST, KeepAlive, RedisServer, Sheetd, decoded, free_port, free_ports, wait_until  # noqa: E402
-from sse_check import ResumePoint, StreamBody, open_stream  # noqa: E402
+from sheetkit import delay_proxy  # noqa: E402
+from sheetkit.harness import HOST, KeepAlive, RedisServer, Sheetd, decoded, free_port, free_ports, wait_until  # noqa: E402
+from sheetkit.sse import ResumePoint, StreamBody, open_stream  # noqa: E402
 
 FAULTS = ["restart-empty", "restart-persistent", "killed", "stopped", "backlog", "slow", "promoted"]
 P = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """A loopback TCP proxy that adds a round trip: every chunk waits rtt/2 in each direction.
 
-    delay_proxy.py --listen 127.0.0.1:0 --target 127.0.0.1:8080 --rtt-ms 100
+    python3 -m sheetkit.delay_proxy --listen 127.0.0.1:0 --target 127.0.0.1:8080 --rtt-ms 100
 
 prints `listening 127.0.0.1:PORT` as its first stdout line, then forwards every connection to the
 target. A chunk read at time t is written at t + rtt/2, in order per direction; chunks are not
@@ -10,9 +9,10 @@ Server-Sent Events response flows through at its own pace, shifted by rtt/2. A h
 forwarded after the same delay; a reset or a disconnect on either side closes both, quietly.
 Loopback addresses only (127.0.0.0/8, ::1), both for listening and for the target.
 
-As a module (standard library only, used by Benchmarks/latency.py and IntegrationTests/browser_test.py):
+As a module (standard library only, used by Benchmarks/latency.py, IntegrationTests/browser_test.py
+and IntegrationTests/store_faults.py):
 
-    import delay_proxy
+    from sheetkit import delay_proxy
     proxy = delay_proxy.start(("127.0.0.1", 8080), rtt_ms=100)   # runs in a daemon thread
     proxy.port          # where it listens on 127.0.0.1
     proxy.stop()

@@ -1,6 +1,7 @@
 """Checks a sheetd frame stream (Server-Sent Events) event by event, as docs/HTTP.md describes it.
 
-Shared by IntegrationTests/drain_test.py and IntegrationTests/concurrency_test.py: each reads the stream its own way
+Part of the test kit (sheetkit.sse). Shared by IntegrationTests/drain_test.py and
+IntegrationTests/concurrency_test.py: each reads the stream its own way
 (raw sockets on a selector, or a thread per stream) and hands every event block (the text between
 two blank lines) to `StreamCheck.event`. The load test and the rolling restart check events their
 own way and share the decoding: `take_events` (with `take_chunks`) and `parse_fields` (which

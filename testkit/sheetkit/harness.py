@@ -1,14 +1,14 @@
-#!/usr/bin/env python3
-"""Starting and stopping what the integration tests run against, on loopback: sheetd, redis-server, and
-deploy/'s nginx or haproxy in front of sheetd instances.
+"""Starting and stopping what the checks and benchmarks run against, on loopback: sheetd, redis-server,
+and deploy/'s nginx or haproxy in front of sheetd instances.
 
-Every check that starts a sheetd does it here, the one way: a port (port 0, the bound port read from
-sheetd's "listening on" log line, when the log is a file and sheetd logs at info or below; otherwise a
-free port drawn by binding port 0), the process started with the caller's flags and environment,
-readiness (GET /readyz answers 200, or the process exits: a failure), and a stop by PID (SIGTERM, then
-SIGKILL after the timeout) that returns the exit status. Standard library only.
+Every check, script and benchmark that starts a sheetd does it here, the one way: port 0 and the bound
+port found (from sheetd's "listening on" log line when the log is a file and sheetd logs at info or
+below, otherwise from the process's listening socket in /proc), the process started with the caller's
+flags, environment and an optional prefix command that execs it (taskset, valgrind), readiness (GET
+/readyz answers 200, or the process exits: a failure), and a stop by PID (SIGTERM, then SIGKILL after
+the timeout) that returns the exit status. Standard library only.
 
-As a module (the checks in this folder):
+As a module (IntegrationTests/ and Benchmarks/ import it from the kit, testkit/):
 
     with Sheetd(flags=["--log-level", "warning"]) as sheetd:   # SHEETD_BIN or .build/debug/sheetd
         talk_to(sheetd.port)
@@ -16,7 +16,7 @@ As a module (the checks in this folder):
 
 From a shell (the bash checks), around one command, which they nest:
 
-    IntegrationTests/harness.py sheetd [--name CHECK] [--bin B] [--log FILE] [--flags "…"] [--count K] \\
+    python3 -m sheetkit.harness sheetd [--name CHECK] [--bin B] [--log FILE] [--flags "…"] [--count K] \\
         [--exit-status FILE] [--stop-timeout S] COMMAND…
 
 starts sheetd (K instances; --log may hold {n}), runs COMMAND with SHEETD_URL
@@ -26,13 +26,21 @@ environment (not SHEETD_PORT: sheetd itself reads that one) and `{port}`, `{url}
 number, `timeout`, or `died N` when it had exited before COMMAND ended; anything but 0 is also said on
 stderr, prefixed with --name); exits with COMMAND's status.
 
-    IntegrationTests/harness.py redis [--port P] [--log FILE] [--dir D] COMMAND…
-    IntegrationTests/harness.py proxy --kind nginx|haproxy --out DIR --port P --servers P1,P2… \\
+    python3 -m sheetkit.harness redis [--port P] [--log FILE] [--dir D] COMMAND…
+    python3 -m sheetkit.harness proxy --kind nginx|haproxy --out DIR --port P --servers P1,P2… \\
         [--server-params "…"] COMMAND…
 
 do the same with a redis-server (REDIS_PORT, REDIS_URL, `{redis_url}`) and with deploy/'s nginx or
 haproxy in front of the given instances (PROXY_PORT, PROXY_PID, `{proxy_pid}`).
-`harness.py free-ports N` prints N distinct free loopback ports.
+`python3 -m sheetkit.harness free-ports N` prints N distinct free loopback ports.
+
+From a shell that keeps the server across several commands (the benchmarks, which restart it per run):
+
+    python3 -m sheetkit.harness start [--bin B] [--log FILE] [--flags "…"] [--prefix "…"]
+
+starts one sheetd the same way and prints `PID PORT` once it is ready, leaving it running;
+`python3 -m sheetkit.harness stop PID [--stop-timeout S]` stops it by PID (SIGTERM, then SIGKILL).
+testkit/kit.sh wraps the two as `sheetd_start` and `sheetd_stop`.
 """
 
 from __future__ import annotations
@@ -50,7 +58,8 @@ import sys
 import time
 from typing import Callable, Sequence
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The repository: the kit lives in testkit/sheetkit/ and is installed editable (the files stay here).
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HOST = "127.0.0.1"
 # sheetd's info line that names the bound port (Sources/sheetd/Sheetd.swift).
 LISTENING = re.compile(r"listening on http://127\.0\.0\.1:(\d+)")
@@ -72,6 +81,43 @@ def free_ports(count: int, host: str = HOST) -> list[int]:
 
 def free_port(host: str = HOST) -> int:
     return free_ports(1, host)[0]
+
+
+def socket_inodes(pid: int) -> set[str]:
+    """The inodes of process `pid`'s socket descriptors (/proc/PID/fd links `socket:[N]`)."""
+    inodes = set()
+    fd_dir = f"/proc/{pid}/fd"
+    for fd in os.listdir(fd_dir):
+        try:
+            link = os.readlink(os.path.join(fd_dir, fd))
+        except OSError:
+            continue
+        if link.startswith("socket:["):
+            inodes.add(link[8:-1])
+    return inodes
+
+
+def tcp_rows() -> list[tuple[str, list[str]]]:
+    """Every row of /proc/net/tcp and /proc/net/tcp6, as (table, columns): local_address and
+    rem_address are HEXIP:HEXPORT, st (0A: LISTEN) the fourth column, the inode the tenth."""
+    rows = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as f:
+                rows += [(table, line.split()) for line in f.read().splitlines()[1:]]
+        except OSError:
+            continue
+    return rows
+
+
+def listening_port(pid: int) -> int | None:
+    """The TCP port process `pid` listens on (its first listening socket): the inodes of its socket
+    descriptors, looked up among the listening sockets of TCP's tables. None while it listens on none."""
+    inodes = socket_inodes(pid)
+    for _table, cols in tcp_rows():
+        if len(cols) > 9 and cols[3] == "0A" and cols[9] in inodes:
+            return int(cols[1].rsplit(":", 1)[1], 16)
+    return None
 
 
 def default_binary(config: str = "debug") -> str:
@@ -234,14 +280,15 @@ class Sheetd(Process):
     def launch(self) -> "Sheetd":
         """Starts the process only (wait_ready waits for it)."""
         self._log_path = self.log if isinstance(self.log, str) else None
-        self._read_port = self.port is None and self._log_path is not None and self._log_level() in PRINTS_PORT
-        if self.port is None and not self._read_port:
-            self.port = free_port()
+        # Port 0 unless told (here or in the flags): the bound port is read from the log line, or
+        # else from /proc.
+        self._find_port = self.port is None
+        self._read_log = self._find_port and self._log_path is not None and self._log_level() in PRINTS_PORT
         command = self.prefix + [self.binary] + self.flags
         if "--host" not in self.flags:
             command += ["--host", HOST]
         if "--port" not in self.flags:
-            command += ["--port", "0" if self._read_port else str(self.port)]
+            command += ["--port", "0" if self._find_port else str(self.port)]
         self.command = command
         env = None if self.env is None else {**os.environ, **self.env}
         if self._log_path is not None:
@@ -258,12 +305,15 @@ class Sheetd(Process):
     def wait_ready(self, seconds: float | None = None) -> None:
         seconds = self.ready_seconds if seconds is None else seconds
         try:
-            if self._read_port:
+            if self._find_port:
                 def bound() -> bool:
-                    with open(self._log_path, "rb") as f:
-                        f.seek(self._offset)
-                        found = LISTENING.search(f.read().decode(errors="replace"))
-                    self.port = int(found.group(1)) if found else None
+                    if self._read_log:
+                        with open(self._log_path, "rb") as f:
+                            f.seek(self._offset)
+                            found = LISTENING.search(f.read().decode(errors="replace"))
+                        self.port = int(found.group(1)) if found else None
+                    else:
+                        self.port = listening_port(self.pid)
                     return self.port is not None
                 wait_until("sheetd", bound, seconds, alive=self.alive)
             wait_until("sheetd", lambda: answers(self.port), seconds, interval=0.02, alive=self.alive)
@@ -394,6 +444,31 @@ class Proxy(Process):
 # The command line, for the bash checks.
 
 
+def stop_pid(pid: int, timeout: float = 10) -> bool:
+    """Stops a process this one did not start (`start` left it running): SIGTERM, then SIGKILL after
+    `timeout` seconds; True when SIGTERM was enough. Its exit status is its parent's to read."""
+    def gone() -> bool:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                return f.read().rsplit(")", 1)[1].split()[0] == "Z"  # a zombie has exited
+        except OSError:
+            return True
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return True
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if gone():
+            return True
+        time.sleep(0.02)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    return False
+
+
 def run_command(command: Sequence[str], env: dict[str, str], fill: dict[str, str]) -> int:
     """COMMAND with `fill`'s placeholders replaced, its environment extended; its exit status.
     SIGINT/SIGTERM to this process are passed on to it (what this process started is stopped after)."""
@@ -507,10 +582,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     proxy.add_argument("command", nargs=argparse.REMAINDER)
     ports = sub.add_parser("free-ports", help="print N distinct free loopback ports")
     ports.add_argument("count", type=int)
+    start = sub.add_parser("start", help="start one sheetd, print `PID PORT` once it is ready, leave it running")
+    start.add_argument("--bin", default=None, help="the sheetd binary (default: $SHEETD_BIN or .build/debug/sheetd)")
+    start.add_argument("--log", default=None, help="sheetd's output, appended (default: /dev/null)")
+    start.add_argument("--flags", default="", help="sheetd's flags, one string (shell words)")
+    start.add_argument("--prefix", default="", help="a command that execs sheetd (taskset -c 1, valgrind …)")
+    start.add_argument("--ready-seconds", type=float, default=30)
+    start.add_argument("--name", default="harness")
+    stop = sub.add_parser("stop", help="stop a process by PID: SIGTERM, then SIGKILL after the timeout")
+    stop.add_argument("pid", type=int)
+    stop.add_argument("--stop-timeout", type=float, default=10)
     args = parser.parse_args(argv)
     if args.what == "free-ports":
         print(" ".join(str(p) for p in free_ports(args.count)))
         return 0
+    if args.what == "start":
+        sheetd = Sheetd(args.bin, shlex.split(args.flags), log=args.log or subprocess.DEVNULL,
+                        ready_seconds=args.ready_seconds, prefix=shlex.split(args.prefix))
+        try:
+            sheetd.start()
+        except RuntimeError as error:
+            sys.exit(f"{args.name}: {error}")
+        print(sheetd.pid, sheetd.port, flush=True)
+        return 0
+    if args.what == "stop":
+        return 0 if stop_pid(args.pid, args.stop_timeout) else 1
     return {"sheetd": run_with_sheetd, "redis": run_with_redis, "proxy": run_with_proxy}[args.what](args)
 
 
