@@ -6,7 +6,7 @@ whether a stranger's request changed a session, what the logs contain, /metrics)
 time alone; where the issue states a latency target it is a ratio to an idle baseline measured in
 the same run (with an absolute floor), and the figures are printed.
 
-    IntegrationTests/attack_test.py [--long] [--only NAME,…] [--bin PATH]
+    IntegrationTests/attack-test [--long] [--only NAME,…]        (python3 of the kit's venv: sheetkit)
 
 The short form (the default, for CI) scales the heavy probes down (fewer streams with a lower
 --connection-limit, fewer pairs and sessions, generous ratios); --long runs the issue's figures.
@@ -41,9 +41,8 @@ import threading
 import time
 import traceback
 
-# The one import of the harness (another engineer is making it a shared package: repoint here).
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import HOST, ROOT, Proxy, RedisServer, Sheetd, free_ports  # noqa: E402
+# The one import of the harness: the test kit's (testkit/, package sheetkit, in the kit's venv).
+from sheetkit.harness import HOST, ROOT, Proxy, RedisServer, Sheetd, free_ports  # noqa: E402
 
 OUT = os.path.join(ROOT, ".build", "attack-test")
 ARGS: argparse.Namespace
