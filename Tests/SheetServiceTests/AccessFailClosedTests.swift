@@ -106,6 +106,37 @@ extension ServiceIntegration.AccessFailClosedTests {
         }
     }
 
+    /// Two instances on one Redis, each taking one of two PUTs of a new id at once: the store
+    /// decides (a create-if-absent), so exactly one answers 2xx with a token and the other refuses
+    /// its request as a stranger's; what the store holds is the winner's.
+    @Test func concurrentPutsOnTwoInstancesHaveOneWinner() throws {
+        try ProcessResource.redisSubscriberThreads.exclusively {
+            let redis = try RedisServer()
+            let servers = try (0..<2).map { _ in
+                try startServer {
+                    $0.store = redis.url()
+                    $0.sessionTokens = true
+                    $0.threads = 2
+                }
+            }
+            defer { for s in servers { s.stop() } }
+            let pairs = 60
+            let answers = Locked<[Int: [(status: Int, token: String?)]]>([:])
+            onThreads(2) { side in
+                guard let c = try? HTTPConnection(port: servers[side].port) else { return }
+                for pair in 0..<pairs {
+                    let r = try? c.put("twin-\(pair)", #"{"initialDetent": "normal"}"#)
+                    answers.withLock { $0[pair, default: []].append((r?.status ?? 0, r?.json?["token"] as? String)) }
+                }
+            }
+            for (pair, two) in answers.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+                // The rule: one winner per id across the instances, the other refused.
+                #expect(two.filter { (200..<300).contains($0.status) }.count == 1, "twin-\(pair): \(two.map(\.status))")
+                #expect(two.filter { $0.token != nil }.count == 1, "twin-\(pair)")
+            }
+        }
+    }
+
     /// A refused request loads nothing: a stranger's 401 on an instance that does not hold the
     /// session leaves the holder's copy (and its streams) alone, and takes no place at the session
     /// cap of the instance that refused it.

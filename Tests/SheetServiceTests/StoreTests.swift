@@ -146,6 +146,9 @@ extension ServiceIntegration.StoreIntegration.StoreTests {
             let cb = try HTTPConnection(port: b.port)
             #expect(try ca.put("gone", #"{"initialDetent": "normal"}"#).status == 201)
             #expect(try eventually(within: 30) { try cb.get("/sessions/gone").status == 200 })  // B holds a copy
+            // B hears notices once its subscription is made (a thread of its own; under load it
+            // came after the deletion, and B never heard of it).
+            #expect(eventually(within: 30) { (b.responder.store as? RedisSessionStore)?.isListening == true })
             #expect(try ca.request("DELETE", "/sessions/gone").status == 204)
             // A's notice reaches B, which drops its copy.
             #expect(eventually(within: 30) { b.responder.table.get("gone") == nil })

@@ -112,9 +112,14 @@ extension SheetResponder {
         let token = box.token
         switch result {
         case .created:
-            metrics.sessionsCreated.increment()
-            let ticket = box.record.withLock { saveTracked(box, &$0) }
-            try confirm(ticket, "creating session \(id)", undone: false)
+            if configuration.sessionTokens && store != nil {
+                try createInStore(box)
+                metrics.sessionsCreated.increment()
+            } else {
+                metrics.sessionsCreated.increment()
+                let ticket = box.record.withLock { saveTracked(box, &$0) }
+                try confirm(ticket, "creating session \(id)", undone: false)
+            }
             var r = snapshotResponse(201, box, at: now, token: token)
             r.headers.append(name: "Location", value: "/sessions/\(id)")
             return r

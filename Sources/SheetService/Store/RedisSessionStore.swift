@@ -49,6 +49,15 @@ final class RedisSessionStore: SessionStore {
         return 1
         """
 
+    /// Writes a session unless a live one of its id is stored (a deletion's tombstone is no
+    /// session): the create of `PUT` with session tokens, made atomic across instances.
+    static let createUnlessLive = """
+        local stored = redis.call('GET', KEYS[1])
+        if stored and not string.find(stored, '"deleted":true', 1, true) then return 0 end
+        redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+        return 1
+        """
+
     /// Connects three times to the Redis at `url` (failing at once when it cannot be reached).
     /// `deadline`: seconds a call may take, connecting included (a request waits at most that for
     /// the store). `backlogBytes`: what the writer keeps while the store is away.
@@ -124,6 +133,15 @@ final class RedisSessionStore: SessionStore {
 
     func remove(_ id: String) { writer.delete(keyPrefix + id) }
     func retryNow() { _ = writer.flush(timeout: 0) }
+    /// Whether this process hears the other instances' notices yet (its subscription is made on a
+    /// thread of its own after start-up).
+    var isListening: Bool { subscriber.withLock { $0?.isSubscribed ?? false } }
+
+    func createIfAbsent(_ id: String, _ bytes: [UInt8]) throws -> Bool {
+        let call = (keys: [keyPrefix + id], arguments: [bytes, Array(String(ttlSeconds).utf8)])
+        return try reader.evaluate(Self.createUnlessLive, [call]).first == 1
+    }
+
     func load(_ id: String) throws -> [UInt8]? {
         let found = try reader.get([keyPrefix + id, markerKey])
         if found[0] == nil && found[1] == nil { throw StoreRefilling() }

@@ -29,6 +29,9 @@ package protocol SessionStore: AnyObject, Sendable {
     /// what it holds after the store lost it or was replaced); waits for the store. How many were
     /// written.
     func rewrite(_ sessions: [(id: String, bytes: [UInt8], version: Int)]) throws -> Int
+    /// Writes a new session unless the store holds a live one of its id (a tombstone does not
+    /// count); waits for the store. False when another process created the id first.
+    func createIfAbsent(_ id: String, _ bytes: [UInt8]) throws -> Bool
     /// The stored encoding of `id`, nil if there is none. Waits for the store (bounded by its
     /// timeout); throws when the store cannot be reached, and `StoreRefilling` when it has no
     /// such key because it lost its data and the instances are still writing back what they hold.

@@ -124,6 +124,36 @@ extension SheetResponder {
         return store.saveTracked(box.id, encoding(box, r))
     }
 
+    /// With session tokens, a new session is created in the store only if no live session of its
+    /// id is there: two instances that each took a `PUT` of one new id (the proxy's ring moving,
+    /// or a client that reaches both) would otherwise both answer 201, each with a token of its
+    /// own (289 of 300 pairs in the attack suite). The loser's copy goes, and its request is
+    /// refused as a stranger's (401); a store that cannot answer is 503 and creates nothing.
+    func createInStore(_ box: SessionBox) throws(Problem) {
+        guard let store else { return }
+        let bytes = box.record.withLock { r in
+            r.version = Self.nextVersion(after: r.version)
+            return encoding(box, r)
+        }
+        let created: Bool
+        do {
+            created = try store.createIfAbsent(box.id, bytes)
+        } catch {
+            _ = table.remove(box)
+            metrics.storeErrors.increment()
+            logger.warning("session store: creating \(box.id) failed: \(error)")
+            throw Problem(
+                status: 503, code: "store-unavailable",
+                detail: "the session store cannot be reached, so session \(box.id) was not created; retry shortly",
+                headers: [("Retry-After", String(configuration.retryAfter))])
+        }
+        guard created else {
+            _ = table.remove(box)
+            throw Problem.unauthorized(
+                "session \(box.id) was created by another request meanwhile: it needs its token", invalid: false)
+        }
+    }
+
     /// The store's encoding of the session as it is now, at its current version.
     private func encoding(_ box: SessionBox, _ r: SessionRecord) -> [UInt8] {
         ArchiveCodec.encode(box, r, version: r.version, serverNow: clock.now, wallNow: Date().timeIntervalSince1970)
