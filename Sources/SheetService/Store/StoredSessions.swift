@@ -17,18 +17,14 @@ extension SheetResponder {
         } catch is StoreRefilling {
             metrics.storeErrors.increment()
             logger.warning("session store: \(id) is not in the store, which is being refilled after it lost its data")
-            throw Problem(
-                status: 503, code: "store-unavailable",
-                detail:
-                    "the session store lost its data and the instances are writing back the sessions they hold, so whether session \(id) exists is not known yet; retry shortly",
-                headers: [("Retry-After", String(configuration.retryAfter))])
+            throw storeUnavailable(
+                "the session store lost its data and the instances are writing back the sessions they hold, so whether session \(id) exists is not known yet; retry shortly"
+            )
         } catch {
             metrics.storeErrors.increment()
             logger.error("session store: loading \(id) failed: \(error)")
-            throw Problem(
-                status: 503, code: "store-unavailable",
-                detail: "the session store cannot be reached, so session \(id) cannot be loaded; retry shortly",
-                headers: [("Retry-After", String(configuration.retryAfter))])
+            throw storeUnavailable(
+                "the session store cannot be reached, so session \(id) cannot be loaded; retry shortly")
         }
         guard let bytes else { return nil }
         do {
@@ -41,11 +37,9 @@ extension SheetResponder {
             // key, the id answers 503.
             metrics.storeErrors.increment()
             logger.error("session store: the stored session \(id) cannot be read: \(error)")
-            throw Problem(
-                status: 503, code: "store-unavailable",
-                detail:
-                    "the session store's record of session \(id) cannot be read, so whether it exists is not known; it expires with the session TTL",
-                headers: [("Retry-After", String(configuration.retryAfter))])
+            throw storeUnavailable(
+                "the session store's record of session \(id) cannot be read, so whether it exists is not known; it expires with the session TTL"
+            )
         }
     }
 
@@ -142,10 +136,8 @@ extension SheetResponder {
             _ = table.remove(box)
             metrics.storeErrors.increment()
             logger.warning("session store: creating \(box.id) failed: \(error)")
-            throw Problem(
-                status: 503, code: "store-unavailable",
-                detail: "the session store cannot be reached, so session \(box.id) was not created; retry shortly",
-                headers: [("Retry-After", String(configuration.retryAfter))])
+            throw storeUnavailable(
+                "the session store cannot be reached, so session \(box.id) was not created; retry shortly")
         }
         guard created else {
             _ = table.remove(box)
@@ -175,12 +167,11 @@ extension SheetResponder {
             case .failed, .written: "refused it"
             }
         logger.warning("session store: \(what): the store \(why)")
-        throw Problem(
-            status: 503, code: "store-unavailable",
-            detail: undone
+        throw storeUnavailable(
+            undone
                 ? "the session store \(why), so \(what) did not happen; retry shortly"
-                : "the session store \(why): \(what) is done on this instance and queued for the store, but not safe against this instance's failure until the store has it; repeat the request (it is idempotent) to be told when it is",
-            headers: [("Retry-After", String(configuration.retryAfter))])
+                : "the session store \(why): \(what) is done on this instance and queued for the store, but not safe against this instance's failure until the store has it; repeat the request (it is idempotent) to be told when it is"
+        )
     }
 
     /// The store may have lost what this process wrote (it answers again after an outage, or
@@ -222,5 +213,13 @@ extension SheetResponder {
         logger.info(
             "session store: \(flushed ? "flushed" : "flush timed out") on drain (written \(s.written), refused \(s.refused), dropped \(s.dropped), pending \(s.pending))"
         )
+    }
+
+    /// 503 `store-unavailable` with Retry-After: the store could not say, or do, what `detail`
+    /// tells; nothing was changed that the detail does not name.
+    func storeUnavailable(_ detail: String) -> Problem {
+        Problem(
+            status: 503, code: "store-unavailable", detail: detail,
+            headers: [("Retry-After", String(configuration.retryAfter))])
     }
 }
