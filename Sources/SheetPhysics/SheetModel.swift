@@ -4,8 +4,10 @@
 public final class SheetModel: Sendable {
     /// The preset it was built from.
     public let preset: PresetName
+    /// The layout it was built for: the screen, the keyboard and the content's height.
+    public let layout: Layout
     /// The screen it was built for.
-    public let geometry: Geometry
+    public var geometry: Geometry { layout.geometry }
     /// Detents ordered from the top-most (most open, smallest constant) down.
     public let detents: [Detent]
     /// Where a hidden card sits.
@@ -23,6 +25,13 @@ public final class SheetModel: Sendable {
     public let dismissTarget: Detent
     /// The options in effect, defaults filled in, in catalog order.
     public let effectiveOptions: [(key: String, value: OptionValue)]
+    /// The options as the client sent them (a layout event's `options` change these).
+    public let sentOptions: [(key: String, value: OptionValue)]
+    /// fluid: where the detents are on any layout and what the keyboard does; nil for the presets
+    /// whose detents follow their own formulas of the geometry.
+    public let layoutLaw: LayoutLaw?
+    /// The detents the content cannot reach on this layout (left out of `detents`).
+    public let unreachable: [String]
 
     /// Where a new session that names no detent rests (the preset's `initialDetent`); nil: it
     /// starts hidden.
@@ -41,16 +50,27 @@ public final class SheetModel: Sendable {
     /// The top-most detent (the most open: the smallest constant).
     var topMost: Detent { detents[0] }
 
-    /// Resolves `options` (as sent: unknown keys are errors naming them) for `preset` on `geometry`.
-    public init(
+    /// Resolves `options` (as sent: unknown keys are errors naming them) for `preset` on `geometry`
+    /// with no keyboard and no content height.
+    public convenience init(
         preset: PresetName, geometry: Geometry = .standard,
         options: [(key: String, value: OptionValue)] = []
     ) throws(ConfigurationError) {
+        try self.init(preset: preset, layout: Layout(geometry: geometry), options: options)
+    }
+
+    /// Resolves `options` (as sent: unknown keys are errors naming them) for `preset` on `layout`.
+    public init(
+        preset: PresetName, layout: Layout, options: [(key: String, value: OptionValue)]
+    ) throws(ConfigurationError) {
         self.preset = preset
-        self.geometry = geometry
+        self.layout = layout
+        self.sentOptions = options
         var reader = OptionReader(options, preset: preset)
-        let configuration = try preset.definition.configuration(&reader, on: geometry)
+        let configuration = try preset.definition.configuration(&reader, in: layout)
         try reader.finish()
+        layoutLaw = configuration.layoutLaw
+        unreachable = configuration.unreachable
         detents = configuration.detents
         hiddenConstant = configuration.hiddenConstant
         showDefault = configuration.showDefault
@@ -60,6 +80,29 @@ public final class SheetModel: Sendable {
         effectiveOptions = configuration.effectiveOptions
         dragLaw = configuration.dragLaw
         releaseLaw = configuration.releaseLaw
+    }
+
+    /// What the keyboard does (`none` for a preset without the capability).
+    var keyboard: KeyboardPolicy { layoutLaw?.keyboard ?? .none }
+
+    /// How a layout change moves a card that is not under the finger, unless the event says.
+    var layoutMotion: LayoutMotion { layoutLaw?.motion ?? .release }
+
+    /// The model for the next layout and options (merged: a member replaces its key's value, a
+    /// null member removes it).
+    func relaid(_ change: LayoutChange) throws(ConfigurationError) -> SheetModel {
+        var next = layout
+        if let g = change.geometry { next.geometry = g }
+        if let k = change.keyboardInset { next.keyboardInset = k }
+        if let h = change.contentHeight { next.contentHeight = h }
+        // The inset is bounded by the screen, which may have changed with it.
+        next = try Layout(geometry: next.geometry, keyboardInset: next.keyboardInset, contentHeight: next.contentHeight)
+        var options = sentOptions
+        for (key, value) in change.options ?? [] {
+            options.removeAll { $0.key == key }
+            if value != .null { options.append((key, value)) }
+        }
+        return try SheetModel(preset: preset, layout: next, options: options)
     }
 
     /// The position of `detent` in `detents` (detents are compared by name, which is unique).

@@ -2,8 +2,8 @@
 /// happened. A value type with no clock of its own: time is always a parameter (seconds on the
 /// session's clock, never decreasing).
 public struct SheetSession: Sendable {
-    /// The resolved configuration.
-    public let model: SheetModel
+    /// The resolved configuration (a layout event replaces it).
+    public internal(set) var model: SheetModel
 
     enum Phase: Sendable {
         case hidden
@@ -23,6 +23,10 @@ public struct SheetSession: Sendable {
     /// transition: the drag finished the transition at its threshold; its later events are
     /// answered unchanged until the next `began`.
     var finishedDrag = false
+    /// The number of layout changes accepted: every answer's laws are those of this revision.
+    public internal(set) var layoutRevision = 0
+    /// `keyboard: extend`: the detent the keyboard took the card from, to go back to when it goes.
+    var keyboardReturn: String?
 
     /// A new session: hidden, or resting at `initialDetent` (or at the preset's own initial detent:
     /// swipeCell starts resting at `initial`).
@@ -88,7 +92,7 @@ public struct SheetSession: Sendable {
         return nil
     }
 
-    private func segment(of d: Drag) -> DragSegment {
+    func segment(of d: Drag) -> DragSegment {
         model.dragSegment(start: d.start, base: d.base, origin: d.origin, contentCanScroll: d.canScroll)
     }
 
@@ -99,7 +103,7 @@ public struct SheetSession: Sendable {
     }
 
     /// An animation that has run its course becomes the state it ends in.
-    private mutating func settle(at time: Double) {
+    mutating func settle(at time: Double) {
         if case let .animating(a) = phase, time >= a.endTime {
             phase = a.dismiss ? .hidden : .resting(model.index(of: a.detent))
         }
@@ -127,19 +131,22 @@ public struct SheetSession: Sendable {
             result = show(name, at: time)
         case .dismiss:
             result = dismiss(at: time)
+        case let .layout(change):
+            result = relayout(change, at: time)
         }
         switch result.action {
         case .conflict, .invalid: phase = before
         case .dragged, .settle, .unchanged: break
         }
+        // Only a layout event replaces the model, and only once it is accepted (`relayout`).
         return result
     }
 
-    private func conflict(_ c: SheetConflict, at time: Double) -> SheetOutcome {
+    func conflict(_ c: SheetConflict, at time: Double) -> SheetOutcome {
         SheetOutcome(action: .conflict(c), snapshot: snapshot(at: time))
     }
 
-    private func outcome(_ action: SheetAction, at time: Double, interrupted: Animation? = nil) -> SheetOutcome {
+    func outcome(_ action: SheetAction, at time: Double, interrupted: Animation? = nil) -> SheetOutcome {
         SheetOutcome(action: action, snapshot: snapshot(at: time), interrupted: interrupted)
     }
 
@@ -147,6 +154,9 @@ public struct SheetSession: Sendable {
 
     private mutating func began(_ pan: PanEvent, at time: Double) -> SheetOutcome {
         settle(at: time)
+        if model.layout.keyboardIsUp, let law = model.layoutLaw, !law.keyboardDrag {
+            return conflict(.keyboardLocked, at: time)
+        }
         let translation = pan.translation ?? 0
         var interrupted: Animation?
         let drag: Drag
@@ -336,14 +346,17 @@ public struct SheetSession: Sendable {
         return nil
     }
 
-    private mutating func startAnimation(
-        from: Double, alpha: Double, to target: Detent, velocity: Double, at time: Double, isShow: Bool
+    mutating func startAnimation(
+        from: Double, alpha: Double, to target: Detent, velocity: Double, at time: Double, isShow: Bool,
+        motion: (curve: AnimationCurve, duration: Double)? = nil, alphaRule: AlphaRule? = nil
     ) -> Animation {
-        let (curve, duration) = model.animationCurve(from: from, to: target, velocity: velocity, isShow: isShow)
+        let (curve, duration) =
+            motion ?? model.animationCurve(from: from, to: target, velocity: velocity, isShow: isShow)
         animationCount += 1
         let a = Animation(
             id: animationCount, curve: curve, from: from, to: target.constant, duration: duration, fromAlpha: alpha,
-            toAlpha: model.alpha(at: target.constant), alphaRule: model.alphaRule, startTime: time, detent: target,
+            toAlpha: model.alpha(at: target.constant), alphaRule: alphaRule ?? model.alphaRule, startTime: time,
+            detent: target,
             dimmer: model.dimmer, progressScale: model.progressScale)
         phase = .animating(a)
         return a

@@ -81,6 +81,78 @@ public struct SpringCheck: Sendable {
     public let samples: [(elapsed: Double, constant: Double)]
 }
 
+/// One change of a row of "Layout changes" (fields left nil keep their value).
+public struct LayoutStep: Sendable {
+    public let keyboardInset: Double?
+    public let contentHeight: Double?
+    /// (height, safeAreaTop, safeAreaBottom).
+    public let geometry: (Double, Double, Double)?
+
+    public static func keyboard(_ k: Double) -> LayoutStep {
+        LayoutStep(keyboardInset: k, contentHeight: nil, geometry: nil)
+    }
+    public static func content(_ h: Double) -> LayoutStep {
+        LayoutStep(keyboardInset: nil, contentHeight: h, geometry: nil)
+    }
+    public static func screen(_ h: Double, _ st: Double, _ sb: Double) -> LayoutStep {
+        LayoutStep(keyboardInset: nil, contentHeight: nil, geometry: (h, st, sb))
+    }
+}
+
+/// A row of "Layout changes": a fluid session (default detents, or full/fit/tip with fit
+/// `{"content": 40}`), resting at `detent`, given `steps` (each a layout event with motion `none`):
+/// the detents and where the card rests after the last.
+public struct LayoutCheck: Sendable, CustomStringConvertible {
+    /// Whether the session has the content-fit detents (full fromTop 18, fit content 40, tip height 69).
+    public let contentFit: Bool
+    /// The `keyboard` option.
+    public let keyboard: String
+    /// The content's height at creation.
+    public let contentHeight: Double?
+    public let detent: String
+    public let steps: [LayoutStep]
+    /// The reachable detents after the last step, top-down (hidden last), and the unreachable ones.
+    public let detents: [(String, Double)]
+    public let unreachable: [String]
+    /// Where the card rests after the last step.
+    public let rest: (String, Double)
+    public let rule: String
+
+    init(
+        _ contentFit: Bool, _ keyboard: String, _ contentHeight: Double?, _ detent: String, _ steps: [LayoutStep],
+        _ detents: [(String, Double)], _ unreachable: [String], _ rest: (String, Double), _ rule: String
+    ) {
+        (self.contentFit, self.keyboard, self.contentHeight, self.detent, self.steps) =
+            (contentFit, keyboard, contentHeight, detent, steps)
+        (self.detents, self.unreachable, self.rest, self.rule) = (detents, unreachable, rest, rule)
+    }
+
+    /// The session's configuration as JSON (fluid, client clock).
+    public var configuration: String {
+        let detents =
+            contentFit
+            ? #""detents": {"full": {"fromTop": 18}, "fit": {"content": 40}, "tip": {"height": 69}}, "#
+            : ""
+        let content = contentHeight.map { #""contentHeight": \#($0), "# } ?? ""
+        return
+            #"{"preset": "fluid", \#(content)"options": {\#(detents)"keyboard": "\#(keyboard)"}, "initialDetent": "\#(detent)", "clock": "client"}"#
+    }
+
+    /// Step `i` as a layout event at time i + 1, with motion `none`.
+    public func event(_ i: Int) -> String {
+        let step = steps[i]
+        var members = [#""phase": "layout""#, #""time": \#(i + 1)"#, #""motion": "none""#]
+        if let k = step.keyboardInset { members.append(#""keyboardInset": \#(k)"#) }
+        if let h = step.contentHeight { members.append(#""contentHeight": \#(h)"#) }
+        if let (h, st, sb) = step.geometry {
+            members.append(#""geometry": {"height": \#(h), "safeAreaTop": \#(st), "safeAreaBottom": \#(sb)}"#)
+        }
+        return "{" + members.joined(separator: ", ") + "}"
+    }
+
+    public var description: String { rule }
+}
+
 public enum CheckValues {
     /// The detent each preset rests at before a drag in the tables (no drag limit in the way), and
     /// its constant.
@@ -180,4 +252,57 @@ public enum CheckValues {
     public static let fluidSpring = SpringCheck(
         preset: "fluid", startDetent: "half", from: 300, velocity: -1200, detent: "full", to: 18, duration: 0.577,
         samples: [(0.05, 220.20), (0.1, 143.76), (0.2, 58.10)])
+
+    /// "Layout changes" (default geometry: H = 797; the content-fit detents are full fromTop 18,
+    /// fit content 40, tip height 69).
+    public static let layouts: [LayoutCheck] = [
+        LayoutCheck(
+            false, "lift", nil, "half", [.keyboard(291)],
+            [("full", 18), ("half", 107.5), ("tip", 437), ("hidden", 797)], [], ("half", 107.5),
+            "lift: every visible detent rides up by the inset; hidden stays"),
+        LayoutCheck(
+            false, "lift", nil, "half", [.keyboard(500)],
+            [("full", 18), ("half", 18), ("tip", 228), ("hidden", 797)], [], ("half", 18),
+            "lift: never above the top-most detent"),
+        LayoutCheck(
+            false, "lift", nil, "half", [.keyboard(291), .keyboard(0)],
+            [("full", 18), ("half", 398.5), ("tip", 728), ("hidden", 797)], [], ("half", 398.5),
+            "lift: back when the keyboard goes, by the detent's name"),
+        LayoutCheck(
+            false, "extend", nil, "half", [.keyboard(291)],
+            [("full", 18), ("half", 398.5), ("tip", 728), ("hidden", 797)], [], ("full", 18),
+            "extend: to the top-most detent while the keyboard is up"),
+        LayoutCheck(
+            false, "extend", nil, "half", [.keyboard(291), .keyboard(0)],
+            [("full", 18), ("half", 398.5), ("tip", 728), ("hidden", 797)], [], ("half", 398.5),
+            "extend: back to the detent it left"),
+        LayoutCheck(
+            false, "none", nil, "half", [.keyboard(291)],
+            [("full", 18), ("half", 398.5), ("tip", 728), ("hidden", 797)], [], ("half", 398.5),
+            "none: the keyboard moves nothing"),
+        LayoutCheck(
+            true, "lift", 300, "fit", [],
+            [("fit", 457), ("tip", 728), ("hidden", 797)], ["full"], ("fit", 457),
+            "content: H − (contentHeight + 40); a detent above it is unreachable"),
+        LayoutCheck(
+            true, "lift", 300, "fit", [.content(100)],
+            [("fit", 657), ("tip", 728), ("hidden", 797)], ["full"], ("fit", 657),
+            "content: the detent follows the content's height"),
+        LayoutCheck(
+            true, "lift", 300, "fit", [.content(900)],
+            [("full", 18), ("fit", 18), ("tip", 728), ("hidden", 797)], [], ("fit", 18),
+            "content: never above the top-most other detent, which is then reachable"),
+        LayoutCheck(
+            true, "lift", 300, "fit", [.keyboard(291)],
+            [("fit", 166), ("tip", 437), ("hidden", 797)], ["full"], ("fit", 166),
+            "content and lift: the top-most detent bounds the lift though the content cannot reach it"),
+        LayoutCheck(
+            true, "lift", nil, "tip", [.content(300)],
+            [("fit", 457), ("tip", 728), ("hidden", 797)], ["full"], ("tip", 728),
+            "content: unreachable until the content's height is known"),
+        LayoutCheck(
+            false, "lift", nil, "half", [.screen(390, 0, 21)],
+            [("full", 18), ("half", 195), ("tip", 321), ("hidden", 390)], [], ("half", 195),
+            "rotation: the detents of the new screen, the card at its detent's new place"),
+    ]
 }

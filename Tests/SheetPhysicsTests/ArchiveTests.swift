@@ -18,6 +18,14 @@ private func randomEvent(_ model: SheetModel, using rng: inout SplitMix64) -> Sh
                 velocity: Bool.random(using: &rng) ? Double.random(in: -3000...3000, using: &rng) : nil))
     case 7: return .pan(PanEvent(phase: .cancelled))
     case 8: return .show(detent: nil)
+    case 9 where model.preset.has(.keyboard) && Bool.random(using: &rng):
+        // A layout change: the keyboard, the content's height, or the screen.
+        switch Int.random(in: 0..<3, using: &rng) {
+        case 0: return .layout(LayoutChange(keyboardInset: Bool.random(using: &rng) ? 0 : 291))
+        case 1: return .layout(LayoutChange(contentHeight: Double.random(in: 0...900, using: &rng)))
+        default:
+            return .layout(LayoutChange(geometry: try? Geometry(height: 390, safeAreaTop: 0, safeAreaBottom: 21)))
+        }
     default: return .dismiss
     }
 }
@@ -30,7 +38,20 @@ struct ArchiveTests {
     @Test(arguments: PresetName.allCases)
     func restoredSessionContinuesIdentically(preset: PresetName) throws {
         var rng = SplitMix64(seed: 0xA5C1_0000 &+ UInt64(PresetName.allCases.firstIndex(of: preset)!))
-        let model = try SheetModel(preset: preset)
+        // fluid with content-fit and `extend`, so that layout events exercise `keyboardReturn`.
+        let model =
+            preset == .fluid
+            ? try SheetModel(
+                preset: .fluid, layout: try Layout(geometry: .standard, keyboardInset: 0, contentHeight: 300),
+                options: [
+                    (
+                        "detents",
+                        .object([
+                            ("full", .object([("fromTop", .number(18))])), ("fit", .object([("content", .number(40))])),
+                            ("tip", .object([("height", .number(69))])),
+                        ])
+                    ), ("keyboard", .string("extend")),
+                ]) : try SheetModel(preset: preset)
         for _ in 0..<200 {
             var original = try SheetSession(model: model)
             var time = 0.0
@@ -40,7 +61,8 @@ struct ArchiveTests {
                 time += Double.random(in: 0.004...0.2, using: &rng)
                 _ = original.handle(event, at: time)
             }
-            var restored = try SheetSession(model: model, archive: original.archive)
+            // The model in effect (a layout event replaces it; the store keeps its configuration).
+            var restored = try SheetSession(model: original.model, archive: original.archive)
             #expect(restored.archive == original.archive)
             for event in events[cut...] {
                 time += Double.random(in: 0.004...0.2, using: &rng)

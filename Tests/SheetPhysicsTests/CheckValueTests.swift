@@ -83,3 +83,39 @@ func showFrames(_ row: ShowFramesCheck) throws {
         #expect(close(a.sample(elapsed: elapsed).constant, constant, 0.01), "constant at \(elapsed)")
     }
 }
+
+@Test(arguments: CheckValues.layouts)
+func layoutChange(_ row: LayoutCheck) throws {
+    var options: [(key: String, value: OptionValue)] = [("keyboard", .string(row.keyboard))]
+    if row.contentFit {
+        options.append(
+            (
+                "detents",
+                .object([
+                    ("full", .object([("fromTop", .number(18))])), ("fit", .object([("content", .number(40))])),
+                    ("tip", .object([("height", .number(69))])),
+                ])
+            ))
+    }
+    let layout = try Layout(geometry: .standard, keyboardInset: 0, contentHeight: row.contentHeight)
+    var s = try SheetSession(
+        model: SheetModel(preset: .fluid, layout: layout, options: options), initialDetent: row.detent)
+    for (i, step) in row.steps.enumerated() {
+        var change = LayoutChange(
+            keyboardInset: step.keyboardInset, contentHeight: step.contentHeight, motion: LayoutMotion.none)
+        if let (h, st, sb) = step.geometry {
+            change.geometry = try Geometry(height: h, safeAreaTop: st, safeAreaBottom: sb)
+        }
+        let out = s.handle(.layout(change), at: Double(i + 1))
+        #expect(out.relaid, "step \(i): \(out.action)")
+    }
+    #expect(s.model.detents.map(\.name) == row.detents.map(\.0))
+    for (d, expected) in zip(s.model.detents, row.detents) {
+        #expect(close(d.constant, expected.1, 0.01), "\(d.name): \(d.constant)")
+    }
+    #expect(s.model.unreachable == row.unreachable)
+    let snap = s.snapshot(at: Double(row.steps.count + 1))
+    #expect(snap.state == .resting)
+    #expect(snap.detent?.name == row.rest.0)
+    #expect(close(snap.constant, row.rest.1, 0.01))
+}

@@ -53,6 +53,30 @@ extension ServiceIntegration {
             #expect(abs((num(r.json?["constant"]) ?? .nan) - row.constant) < 0.01, "\(r.text)")
         }
 
+        @Test(arguments: CheckValues.layouts)
+        func layoutChanges(_ row: LayoutCheck) throws {
+            let c = try InProcessService()
+            let put = try c.put("k", row.configuration)
+            #expect(put.status == 201, "\(put.text)")
+            var last = put
+            for i in row.steps.indices {
+                last = try c.pan("k", row.event(i))
+                #expect(last.status == 200, "\(last.text)")
+                #expect(last.json?["phase"] as? String == "layout")
+                #expect(num(last.json?["revision"]) == Double(i + 1), "\(last.text)")
+            }
+            let detents = try #require(obj(last.json?["detents"]), "\(last.text)")
+            #expect(detents.count == row.detents.count, "\(last.text)")
+            for (name, constant) in row.detents {
+                #expect(abs((detents[name].flatMap(num) ?? .nan) - constant) < 0.01, "\(name): \(last.text)")
+            }
+            #expect(last.json?["unreachable"] as? [String] == row.unreachable, "\(last.text)")
+            let now = try c.get("/sessions/k")
+            #expect(now.json?["detent"] as? String == row.rest.0, "\(now.text)")
+            #expect(now.json?["state"] as? String == "resting", "\(now.text)")
+            #expect(abs((num(now.json?["constant"]) ?? .nan) - row.rest.1) < 0.01, "\(now.text)")
+        }
+
         @Test(arguments: CheckValues.showFrames)
         func showFramesAt30FPSThroughSimulate(_ row: ShowFramesCheck) throws {
             let c = try InProcessService()

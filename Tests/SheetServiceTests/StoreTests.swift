@@ -18,6 +18,13 @@ extension ServiceIntegration.StoreIntegration.StoreTests {
             + ["\(obj(r.json?["animation"])?["id"] ?? "nil")"]
     }
 
+    /// A JSON value as text with sorted keys (two parses of one document compare equal).
+    private func canonical(_ value: Any?) -> String {
+        guard let value, let data = try? JSONSerialization.data(withJSONObject: ["v": value], options: [.sortedKeys])
+        else { return "nil" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
     /// A server on `redis`'s store.
     private func startServer(on redis: RedisServer) throws -> SheetServer {
         try SheetServiceTests.startServer { $0.store = redis.url() }
@@ -64,6 +71,39 @@ extension ServiceIntegration.StoreIntegration.StoreTests {
                 let grabA = try ca.pan("moving", #"{"phase": "began", "time": 1.2}"#)
                 let grabB = try cb.pan("moving", #"{"phase": "began", "time": 1.2}"#)
                 #expect(grabA.text == grabB.text)
+            }
+        }
+    }
+
+    /// A session whose layout changed (the keyboard, the content's height, `extend`'s way back)
+    /// carries on on B with that layout: the same detents, laws and revision, and the same next
+    /// answers as A's.
+    @Test func relaidSessionMovesWithItsLayout() throws {
+        try ProcessResource.redisSubscriberThreads.exclusively {
+            try withTwoInstances { _, a, b in
+                let ca = try HTTPConnection(port: a.port)
+                let cb = try HTTPConnection(port: b.port)
+                let config =
+                    #"{"preset": "fluid", "contentHeight": 300, "options": {"detents": {"full": {"fromTop": 18}, "fit": {"content": 40}, "tip": {"height": 69}}, "keyboard": "extend"}, "initialDetent": "tip", "clock": "client"}"#
+                #expect(try ca.put("relaid", config).status == 201)
+                #expect(try ca.pan("relaid", #"{"phase": "layout", "contentHeight": 120, "time": 1}"#).status == 200)
+                let up = try ca.pan("relaid", #"{"phase": "layout", "keyboardInset": 291, "time": 2}"#)
+                #expect(up.json?["revision"] as? Double == 2, "\(up.text)")
+                #expect(a.responder.store?.flush(timeout: 30) == true)
+                #expect(try eventually(within: 30) { try cb.get("/sessions/relaid").status == 200 })
+                let onA = try ca.get("/sessions/relaid")
+                let onB = try cb.get("/sessions/relaid")
+                for key in [
+                    "detents", "unreachable", "revision", "dragLaw", "releaseLaw", "layoutLaw", "keyboardInset",
+                ] {
+                    #expect(canonical(onA.json?[key]) == canonical(onB.json?[key]), "\(key): \(onB.text)")
+                }
+                #expect(state(onA) == state(onB))
+                // The keyboard goes: both send the card back to tip, where extend took it from.
+                let downA = try ca.pan("relaid", #"{"phase": "layout", "keyboardInset": 0, "time": 3}"#)
+                let downB = try cb.pan("relaid", #"{"phase": "layout", "keyboardInset": 0, "time": 3}"#)
+                #expect(obj(downB.json?["snap"])?["detent"] as? String == "tip", "\(downB.text)")
+                #expect(downA.text == downB.text)
             }
         }
     }

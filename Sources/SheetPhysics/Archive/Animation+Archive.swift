@@ -1,9 +1,11 @@
 extension Animation {
     /// The values this animation was started with.
     public func archive(in model: SheetModel) -> AnimationArchive {
-        AnimationArchive(
+        var a = AnimationArchive(
             id: id, curve: curve, from: from, to: to, duration: duration, fromAlpha: fromAlpha, toAlpha: toAlpha,
             startTime: startTime, detent: model.index(of: detent))
+        if alphaRule != model.alphaRule { a.alphaRule = alphaRule }
+        return a
     }
 
     /// The animation `archive` describes, on `model`.
@@ -28,7 +30,8 @@ extension Animation {
         }
         self.init(
             id: a.id, curve: a.curve, from: a.from, to: a.to, duration: a.duration, fromAlpha: a.fromAlpha,
-            toAlpha: a.toAlpha, alphaRule: model.alphaRule, startTime: a.startTime, detent: model.detents[a.detent],
+            toAlpha: a.toAlpha, alphaRule: a.alphaRule ?? model.alphaRule, startTime: a.startTime,
+            detent: model.detents[a.detent],
             dimmer: model.dimmer, progressScale: model.progressScale)
     }
 }

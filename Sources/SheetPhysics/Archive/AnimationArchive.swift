@@ -19,6 +19,8 @@ public struct AnimationArchive: Sendable, Hashable {
     public var startTime: Double
     /// The index of the detent it ends at in the model's detents.
     public var detent: Int
+    /// How its dimmer moves, where not the model's (a layout move interpolates); nil: the model's.
+    public var alphaRule: AlphaRule?
 
     /// An animation archive from its values.
     public init(

@@ -26,6 +26,10 @@ public struct SheetArchive: Sendable, Hashable {
     public var lastTime: Double
     /// transition: the drag finished the transition at its threshold.
     public var finishedDrag: Bool
+    /// The number of layout changes accepted.
+    public var layoutRevision = 0
+    /// `keyboard: extend`: the detent to go back to when the keyboard goes.
+    public var keyboardReturn: String?
 
     /// An archive from its values (as a store read them).
     public init(phase: Phase, samples: [VelocitySample], animationCount: Int, lastTime: Double, finishedDrag: Bool) {

@@ -15,9 +15,12 @@ extension SheetSession {
                     lastTranslation: d.lastTranslation, canScroll: d.canScroll, consumer: d.consumer))
         case let .animating(a): p = .animating(a.archive(in: model))
         }
-        return SheetArchive(
+        var archive = SheetArchive(
             phase: p, samples: samples.kept, animationCount: animationCount, lastTime: lastTime,
             finishedDrag: finishedDrag)
+        archive.layoutRevision = layoutRevision
+        archive.keyboardReturn = keyboardReturn
+        return archive
     }
 
     /// The session `archive` describes, on `model` (the configuration it was created with).
@@ -58,5 +61,8 @@ extension SheetSession {
         animationCount = archive.animationCount
         lastTime = archive.lastTime
         finishedDrag = archive.finishedDrag
+        guard archive.layoutRevision >= 0 else { throw ArchiveMismatch(reason: "a negative layout revision") }
+        layoutRevision = archive.layoutRevision
+        keyboardReturn = archive.keyboardReturn
     }
 }

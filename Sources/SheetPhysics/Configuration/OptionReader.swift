@@ -62,6 +62,19 @@ struct OptionReader {
         return s
     }
 
+    /// One of an enumeration's raw values, or `fallback` when absent.
+    mutating func choice<T: RawRepresentable & CaseIterable>(
+        _ key: String, default fallback: T
+    ) throws(ConfigurationError) -> T where T.RawValue == String {
+        guard let name = try string(key) else { return fallback }
+        guard let value = T(rawValue: name) else {
+            throw .invalidOption(
+                field: path(key),
+                reason: "must be one of \(T.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(name)\"")
+        }
+        return value
+    }
+
     /// Fails on the first member nobody took.
     func finish() throws(ConfigurationError) {
         if let first = members.first {

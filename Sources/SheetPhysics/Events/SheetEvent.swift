@@ -1,8 +1,11 @@
 /// Something that happens to a session.
-public enum SheetEvent: Sendable, Hashable {
+public enum SheetEvent: Sendable, Equatable {
     case pan(PanEvent)
     /// Present or move to a detent (nil: the preset's default).
     case show(detent: String?)
     /// The tap on the dimmer.
     case dismiss
+    /// The layout around the card changed (the keyboard, the content's height, the screen, the
+    /// options): the detents are placed anew and the card follows (`SheetSession.relayout`).
+    case layout(LayoutChange)
 }

@@ -53,4 +53,25 @@ public struct DragLaw: Sendable, Hashable {
         }
         return c
     }
+
+    /// A candidate that this law turns into `constant` (the inverse of `constant(candidate:)`):
+    /// the constant itself within the bounds, the rubber band's inverse past one. A constant a
+    /// clamping bound cannot give maps to the bound. Re-basing a drag on a new law with it keeps
+    /// the card under the finger (to rounding), except within ≈ 1e-5 pt of the band's asymptote:
+    /// the stretch there is capped at `maxStretch`, so a stored drag stays within the store's
+    /// bound on numbers (1e12).
+    public func candidate(for constant: Double) -> Double {
+        if let u = upper, constant > u {
+            guard let band = rubberBand else { return u }
+            return u + min(band.stretch(giving: constant - u), Self.maxStretch)
+        }
+        if let l = lower, constant < l {
+            guard let band = rubberBand else { return l }
+            return l - min(band.stretch(giving: l - constant), Self.maxStretch)
+        }
+        return constant
+    }
+
+    /// The largest over-drag `candidate(for:)` gives, points.
+    public static let maxStretch = 1e11
 }

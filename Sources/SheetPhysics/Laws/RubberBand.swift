@@ -18,4 +18,11 @@ public struct RubberBand: Sendable, Hashable {
     public func resistance(_ x: Double) -> Double {
         (1 - 1 / (x * coefficient / dimension + 1)) * dimension
     }
+
+    /// f⁻¹(y): the over-drag that the band turns into y points, for 0 ≤ y < dimension (∞ at and
+    /// past the asymptote): x = (1 / (1 − y / dimension) − 1) · dimension / coefficient.
+    public func stretch(giving y: Double) -> Double {
+        guard y < dimension else { return .infinity }
+        return (1 / (1 - y / dimension) - 1) * dimension / coefficient
+    }
 }

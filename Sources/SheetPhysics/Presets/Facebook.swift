@@ -13,8 +13,9 @@ enum Facebook: Preset {
     }
 
     static func configuration(
-        _ reader: inout OptionReader, on geometry: Geometry
+        _ reader: inout OptionReader, in layout: Layout
     ) throws(ConfigurationError) -> PresetConfiguration {
+        let geometry = layout.geometry
         let H = geometry.availableHeight
         let S = geometry.safeAreaHeight
         let E = try reader.number("expandedOffset", default: 30, in: 0...H)

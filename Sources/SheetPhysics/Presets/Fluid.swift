@@ -4,7 +4,7 @@
 enum Fluid: Preset {
     static let summary = "Modern sheet: momentum, rubber band"
     static let constraint = ConstraintKind.top
-    static let capabilities: Set<PresetCapability> = [.scrollHandOff]
+    static let capabilities: Set<PresetCapability> = [.scrollHandOff, .keyboard, .contentFit]
 
     /// The detents without the option: full 18 pt from the top, half at H/2, tip 69 pt high.
     static let defaultDetents: [(key: String, value: OptionValue)] = [
@@ -22,7 +22,7 @@ enum Fluid: Preset {
             OptionInfo(
                 "detents", "object",
                 .object(defaultDetents),
-                "name → {\"fromTop\": pt} | {\"fraction\": f} | {\"height\": pt}, 1 to 16 of them, names of 1 to 32 bytes; \"hidden\" is reserved"
+                "name → {\"fromTop\": pt} | {\"fraction\": f} | {\"height\": pt} | {\"content\": pt} (shows contentHeight + pt), 1 to 16 of them, names of 1 to 32 bytes; \"hidden\" is reserved"
             ),
             OptionInfo("hideable", "boolean", .bool(true), "adds the hidden detent at H"),
             OptionInfo("rubberBand", "boolean", .bool(true), "resist over-drag instead of clamping"),
@@ -36,12 +36,21 @@ enum Fluid: Preset {
                 "maxDimAlpha", "number", .number(0.3), "dimmer alpha at and above the detent over the undimmed one"),
             OptionInfo("response", "number", .number(0.4), "spring response, s"),
             OptionInfo("dampingRatio", "number", .number(1.0), "spring damping ratio"),
+            OptionInfo(
+                "keyboard", "string", .string("lift"),
+                "while the keyboard is up: lift (detents ride up by its inset), extend (to the top-most and back), none"
+            ),
+            OptionInfo("keyboardDrag", "boolean", .bool(true), "a drag may begin while the keyboard is up"),
+            OptionInfo(
+                "layoutMotion", "string", .string("release"),
+                "how a layout change moves the card: release (the release law's spring) or none (a jump)"),
         ]
     }
 
     static func configuration(
-        _ reader: inout OptionReader, on geometry: Geometry
+        _ reader: inout OptionReader, in layout: Layout
     ) throws(ConfigurationError) -> PresetConfiguration {
+        let geometry = layout.geometry
         let H = geometry.availableHeight
         var specs = defaultDetents
         if let value = reader.take("detents") {
@@ -60,13 +69,13 @@ enum Fluid: Preset {
             }
             specs = members
         }
-        var visible: [Detent] = []
+        var detentRules: [DetentRule] = []
         for (name, spec) in specs {
             let path = "options.detents.\(name)"
             guard name != "hidden" else {
                 throw .invalidOption(field: path, reason: "\"hidden\" is reserved: use hideable")
             }
-            guard !name.isEmpty, !visible.contains(where: { $0.name == name }) else {
+            guard !name.isEmpty, !detentRules.contains(where: { $0.name == name }) else {
                 throw .invalidOption(field: path, reason: "detent names must be unique and non-empty")
             }
             // Names are repeated in the laws and every answer: bounded like the detents' count.
@@ -76,30 +85,53 @@ enum Fluid: Preset {
             guard case let .object(kv) = spec, kv.count == 1 else {
                 throw .invalidOption(
                     field: path,
-                    reason: "expected exactly one of {\"fromTop\": pt}, {\"fraction\": f}, {\"height\": pt}")
+                    reason:
+                        "expected exactly one of {\"fromTop\": pt}, {\"fraction\": f}, {\"height\": pt}, {\"content\": pt}"
+                )
             }
-            let constant: Double
-            switch kv[0].key {
-            case "fromTop": constant = try OptionReader.number(kv[0].value, path: path + ".fromTop", in: 0...H)
-            case "fraction":
-                constant = H - H * (try OptionReader.number(kv[0].value, path: path + ".fraction", in: 0...1))
-            case "height": constant = H - (try OptionReader.number(kv[0].value, path: path + ".height", in: 0...H))
-            default:
+            guard let kind = DetentRule.Kind(rawValue: kv[0].key) else {
                 throw .unknownOption(field: "\(path).\(kv[0].key)", preset: .fluid)
             }
-            visible.append(Detent(name: name, constant: constant))
+            // Points are bounded, not by H: the layout may change (a rotation), and a constant
+            // outside [0, H] on some layout is clamped to it there (LayoutLaw step 1).
+            let range: ClosedRange<Double> = kind == .fraction ? 0...1 : 0...1e6
+            let value = try OptionReader.number(kv[0].value, path: "\(path).\(kind.rawValue)", in: range)
+            detentRules.append(DetentRule(name: name, kind: kind, value: value))
         }
-        visible.sort { $0.constant < $1.constant }
         let hideable = try reader.bool("hideable", default: true)
+        let keyboard = try reader.choice("keyboard", default: KeyboardPolicy.lift)
+        let keyboardDrag = try reader.bool("keyboardDrag", default: true)
+        let motionName = try reader.string("layoutMotion") ?? "release"
+        guard motionName == "release" || motionName == "none",
+            let motion = LayoutMotion.named(motionName, duration: nil)
+        else {
+            throw .invalidOption(
+                field: "options.layoutMotion",
+                reason:
+                    "must be \"release\" or \"none\" (a layout event may name a timing curve), got \"\(motionName)\"")
+        }
+        let layoutLaw = LayoutLaw(
+            detents: detentRules, hideable: hideable, keyboard: keyboard, keyboardDrag: keyboardDrag, motion: motion)
+        let (placed, unreachable) = layoutLaw.resolve(layout)
+        let visible = placed.filter { !$0.isHidden }
+        guard !visible.isEmpty else {
+            throw .invalidOption(
+                field: layout.contentHeight == nil ? "contentHeight" : "options.detents",
+                reason: layout.contentHeight == nil
+                    ? "every detent fits the content: send contentHeight (points) so that they can be placed"
+                    : "no detent is reachable")
+        }
         let rubberBand = try reader.bool("rubberBand", default: true)
         let rate = try reader.number("decelerationRate", default: 0.998, in: 0...0.9999, open: true)
         let removal = try reader.number("removalVelocity", default: 5.5, in: 0...1e6)
         let skip = try reader.bool("skipDetents", default: false)
         let lowestVisible = visible[visible.count - 1]
         let undimmedName = try reader.string("undimmedDetent") ?? lowestVisible.name
-        guard let undimmedIndex = visible.firstIndex(where: { $0.name == undimmedName }) else {
-            throw .unknownDetent(field: "options.undimmedDetent", name: undimmedName, known: visible.map(\.name))
+        guard detentRules.contains(where: { $0.name == undimmedName }) else {
+            throw .unknownDetent(field: "options.undimmedDetent", name: undimmedName, known: detentRules.map(\.name))
         }
+        // An undimmed detent the content cannot reach: the lowest reachable one is undimmed.
+        let undimmedIndex = visible.firstIndex { $0.name == undimmedName } ?? visible.count - 1
         let maxDim = try reader.number("maxDimAlpha", default: 0.3, in: 0...1)
         let response = try reader.number("response", default: 0.4, in: 0.01...10)
         let zeta = try reader.number("dampingRatio", default: 1.0, in: 0.05...10)
@@ -109,9 +141,8 @@ enum Fluid: Preset {
             ? DimmerCurve.none
             : DimmerCurve(
                 full: maxDim, fullAt: visible[undimmedIndex - 1].constant, clearAt: visible[undimmedIndex].constant)
-        var detents = visible
+        let detents = placed
         let hidden = Detent(name: "hidden", constant: H, isHidden: true)
-        if hideable { detents.append(hidden) }
         // Over-drag past the top-most and the lowest detent: resisted (f(x) = (1 − 1/(x·0.55/h + 1))·h,
         // UIScrollView's band) or clamped.
         let dragLaw = DragLaw(
@@ -144,12 +175,14 @@ enum Fluid: Preset {
         return PresetConfiguration(
             detents: detents, hiddenConstant: H, showDefault: lowestVisible,
             dismissTarget: hideable ? hidden : lowestVisible, dragLaw: dragLaw,
-            releaseLaw: releaseLaw,
+            releaseLaw: releaseLaw, layoutLaw: layoutLaw, unreachable: unreachable,
             effectiveOptions: [
                 ("detents", .object(specs)), ("hideable", .bool(hideable)), ("rubberBand", .bool(rubberBand)),
                 ("decelerationRate", .number(rate)), ("removalVelocity", .number(removal)),
                 ("skipDetents", .bool(skip)), ("undimmedDetent", .string(undimmedName)),
                 ("maxDimAlpha", .number(maxDim)), ("response", .number(response)), ("dampingRatio", .number(zeta)),
+                ("keyboard", .string(keyboard.rawValue)), ("keyboardDrag", .bool(keyboardDrag)),
+                ("layoutMotion", .string(motion.name)),
             ])
     }
 }

@@ -25,8 +25,9 @@ enum Glide: Preset {
     }
 
     static func configuration(
-        _ reader: inout OptionReader, on geometry: Geometry
+        _ reader: inout OptionReader, in layout: Layout
     ) throws(ConfigurationError) -> PresetConfiguration {
+        let geometry = layout.geometry
         let h = geometry.height
         let H = geometry.availableHeight
         let segmented = try reader.bool("segmented", default: true)

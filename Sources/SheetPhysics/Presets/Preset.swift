@@ -24,11 +24,11 @@ protocol Preset {
     /// order (`GET /presets` lists them for the standard geometry).
     static func options(on geometry: Geometry) -> [OptionInfo]
 
-    /// The configuration the options in `reader` give on `geometry`. Takes each option it knows
+    /// The configuration the options in `reader` give on `layout`. Takes each option it knows
     /// from `reader` (whatever is left is an unknown option, refused by the caller) and throws on
     /// the first one of a wrong type or out of its range.
     static func configuration(
-        _ reader: inout OptionReader, on geometry: Geometry
+        _ reader: inout OptionReader, in layout: Layout
     ) throws(ConfigurationError) -> PresetConfiguration
 }
 

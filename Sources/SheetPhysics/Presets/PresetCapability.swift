@@ -8,4 +8,9 @@ public enum PresetCapability: String, Sendable, CaseIterable {
     /// A drag may finish by itself once it passes a fraction of the way to the other detent
     /// (`DragLaw.finishThreshold`; an option may switch it off).
     case dragFinish
+    /// Layout events may carry `keyboardInset`, and the `keyboard` option says what it does to the
+    /// card (`KeyboardPolicy`).
+    case keyboard
+    /// Detents may fit the content (kind `content`), and layout events may carry `contentHeight`.
+    case contentFit
 }

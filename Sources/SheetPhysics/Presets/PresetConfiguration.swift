@@ -13,6 +13,11 @@ struct PresetConfiguration {
     var dragLaw: DragLaw
     /// Where a release sends the card and how it moves there (with the alpha rule).
     var releaseLaw: ReleaseLaw
+    /// fluid: where the detents are on any layout (nil: the preset's detents are placed by its
+    /// own formulas of the geometry, which a layout event re-evaluates on the server only).
+    var layoutLaw: LayoutLaw? = nil
+    /// The names of the detents the content cannot reach on this layout.
+    var unreachable: [String] = []
     /// The options in effect, defaults filled in, in catalog order.
     var effectiveOptions: [(key: String, value: OptionValue)]
 }

@@ -10,8 +10,9 @@ enum SwipeCell: Preset {
     }
 
     static func configuration(
-        _ reader: inout OptionReader, on geometry: Geometry
+        _ reader: inout OptionReader, in layout: Layout
     ) throws(ConfigurationError) -> PresetConfiguration {
+        let geometry = layout.geometry
         let d = try reader.number("swipeDistance", default: 80, in: 0...geometry.height, open: true)
         let top = Detent(name: "top", constant: -d)
         let initial = Detent(name: "initial", constant: 0)

@@ -18,8 +18,9 @@ enum Transition: Preset {
     }
 
     static func configuration(
-        _ reader: inout OptionReader, on geometry: Geometry
+        _ reader: inout OptionReader, in layout: Layout
     ) throws(ConfigurationError) -> PresetConfiguration {
+        let geometry = layout.geometry
         let h = geometry.height
         let mini = try reader.number("miniHeight", default: 60, in: 0...(h - geometry.safeAreaBottom))
         let threshold: Double?

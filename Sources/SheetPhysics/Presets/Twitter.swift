@@ -13,8 +13,9 @@ enum Twitter: Preset {
     }
 
     static func configuration(
-        _ reader: inout OptionReader, on geometry: Geometry
+        _ reader: inout OptionReader, in layout: Layout
     ) throws(ConfigurationError) -> PresetConfiguration {
+        let geometry = layout.geometry
         let ratio = try reader.number("cardHeightRatio", default: 0.75, in: 0...1, open: true)
         let maxDim = try reader.number("maxDimAlpha", default: 0.7, in: 0...1)
         let C = geometry.height * ratio

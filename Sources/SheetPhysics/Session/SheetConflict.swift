@@ -6,6 +6,8 @@ public enum SheetConflict: Error, Sendable, Hashable, CustomStringConvertible {
     case hidden
     /// The client clock went backwards.
     case clockBackwards(time: Double, last: Double)
+    /// `began` while the keyboard is up, on a session whose `keyboardDrag` option is false.
+    case keyboardLocked
 
     /// What went wrong and what to send instead, for a person.
     public var description: String {
@@ -13,6 +15,8 @@ public enum SheetConflict: Error, Sendable, Hashable, CustomStringConvertible {
         case let .noDrag(phase, state):
             "\(phase.rawValue) with no drag in progress (the card is \(state.rawValue)); send began first"
         case .hidden: "the card is hidden, so there is nothing to grab; show it first"
+        case .keyboardLocked:
+            "the keyboard is up and this session's keyboardDrag option is false: the card cannot be dragged until the keyboard goes"
         case let .clockBackwards(time, last):
             "time \(Format.number(time, decimals: 6)) is before the session's last event at \(Format.number(last, decimals: 6)); the client clock must never decrease"
         }

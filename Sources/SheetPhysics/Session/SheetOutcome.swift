@@ -21,6 +21,8 @@ public struct SheetOutcome: Sendable {
     /// Boxed: most outcomes (every plain `changed`) have none, and an inline segment (two detent
     /// names) made every outcome larger to copy and destroy (≈ 500 instructions per `changed`).
     var startedSegment: SegmentBox? = nil
+    /// A layout event was accepted: the session's model (its detents and laws) is a new one.
+    public var relaid = false
 
     /// The snap, if the event started an animation.
     public var snap: Snap? {

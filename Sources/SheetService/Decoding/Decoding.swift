@@ -25,18 +25,15 @@ enum Decode {
             throw Problem(ConfigurationError.unknownPreset(presetName)).at(f.path("preset"))
         }
         var geometry = Geometry.standard
-        if let g = f.take("geometry") {
-            var gf = try FieldReader(g, path: f.path("geometry"))
-            let height = try gf.number("height") ?? Geometry.standard.height
-            let top = try gf.number("safeAreaTop") ?? Geometry.standard.safeAreaTop
-            let bottom = try gf.number("safeAreaBottom") ?? Geometry.standard.safeAreaBottom
-            try gf.finish(known: "height, safeAreaTop, safeAreaBottom")
-            do {
-                geometry = try Geometry(height: height, safeAreaTop: top, safeAreaBottom: bottom)
-            } catch {
-                throw Problem(error).at(f.path("geometry"))
-            }
+        if let g = f.take("geometry") { geometry = try Self.geometry(g, path: f.path("geometry")) }
+        // The keyboard and the content's height, where the preset takes them (else unknown fields).
+        var keyboardInset = 0.0
+        if preset.has(.keyboard) {
+            keyboardInset = try nonNegative(&f, "keyboardInset", what: "the points the keyboard covers") ?? 0
         }
+        let contentHeight =
+            preset.has(.contentFit)
+            ? try nonNegative(&f, "contentHeight", what: "the content's height in points") : nil
         var options: [(key: String, value: OptionValue)] = []
         if let o = f.take("options") {
             guard case let .object(members) = o else {
@@ -50,9 +47,13 @@ enum Decode {
             throw .invalid(
                 "invalid-value", "\(f.path("clock")) must be \"server\" or \"client\"", field: f.path("clock"))
         }
-        try f.finish(known: "preset, geometry, options, initialDetent, clock")
+        var known = "preset, geometry, "
+        if preset.has(.keyboard) { known += "keyboardInset, " }
+        if preset.has(.contentFit) { known += "contentHeight, " }
+        try f.finish(known: known + "options, initialDetent, clock")
         do {
-            let model = try SheetModel(preset: preset, geometry: geometry, options: options)
+            let layout = try Layout(geometry: geometry, keyboardInset: keyboardInset, contentHeight: contentHeight)
+            let model = try SheetModel(preset: preset, layout: layout, options: options)
             let session = try SheetSession(model: model, initialDetent: initialDetent)
             return (SessionProfile(model: model, clock: clock), session)
         } catch {
@@ -129,10 +130,10 @@ enum Decode {
     /// The most events one batch may carry (a 16 KiB body holds about 250 plain ones).
     static let maxBatch = 256
 
-    /// A batch of pan events, `{"events": [event, …]}`, each as `pan` reads it (paths
-    /// `events[i].…`); nil when `value` is not a batch (a single event).
+    /// A batch of the pan route's events, `{"events": [event, …]}`, each as `panRouteEvent` reads
+    /// it (paths `events[i].…`); nil when `value` is not a batch (a single event).
     static func panBatch(_ value: JSONValue?, preset: PresetName, clock: SessionClock) throws(Problem)
-        -> [(PanEvent, Double?)]?
+        -> [(SheetEvent, Double?)]?
     {
         guard case let .object(o)? = value, o.members.contains(where: { $0.key == "events" }) else { return nil }
         var f = try FieldReader(value)
@@ -148,10 +149,10 @@ enum Decode {
                 "a batch needs a session on the client clock (\"clock\": \"client\"): the times its events carry are what space them; send events one at a time on the server clock",
                 field: "events")
         }
-        var decoded: [(PanEvent, Double?)] = []
+        var decoded: [(SheetEvent, Double?)] = []
         decoded.reserveCapacity(items.count)
         for (i, item) in items.enumerated() {
-            decoded.append(try pan(item, preset: preset, clock: clock, path: "events[\(i)]"))
+            decoded.append(try panRouteEvent(item, preset: preset, clock: clock, path: "events[\(i)]"))
         }
         return decoded
     }

@@ -5,7 +5,7 @@ import SheetPhysics
 /// `dismiss`; each decodes its body, applies it (`EventApplication.swift`) and answers the result.
 extension SheetResponder {
     func resultResponse(
-        _ outcome: SheetOutcome, phase: PanPhase?, profile: SessionProfile, batch: BatchSummary? = nil,
+        _ outcome: SheetOutcome, phase: String?, profile: SessionProfile, batch: BatchSummary? = nil,
         frames: InlineFrames? = nil
     ) -> HTTPResponse {
         // An `ended` reply is ≈ 490 bytes, and a string reserves room for escaping every byte
@@ -21,14 +21,12 @@ extension SheetResponder {
     func pan(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
         let held = table.get(id)
         var box: SessionBox
-        let decoded: (PanEvent, Double?)
+        let decoded: (SheetEvent, Double?)
         let fps: Int?
-        if let held,
-            let direct = Decode.panDirect(request.body, preset: held.profile.model.preset, clock: held.profile.clock)
-        {
+        if let held, let direct = Decode.panDirect(request.body, preset: held.preset, clock: held.clock) {
             // The common case, a session held here and a plain body: read without a JSON tree
             // (≈ 100 ns against ≈ 600 ns).
-            (box, decoded) = (held, direct)
+            (box, decoded) = (held, (.pan(direct.0), direct.1))
             fps = try Self.framesQuery(request)
         } else {
             // The general way, in the order that gives the same error for a bad body as always
@@ -37,30 +35,30 @@ extension SheetResponder {
             box = try held ?? session(id)
             // As on show and dismiss: the body's JSON, the session, the query, then the fields.
             fps = try Self.framesQuery(request)
-            if let events = try Decode.panBatch(json, preset: box.profile.model.preset, clock: box.profile.clock) {
+            if let events = try Decode.panBatch(json, preset: box.preset, clock: box.clock) {
                 return try panBatch(box, events, held: held != nil, fps: fps, receivedAt: request.receivedAt)
             }
-            decoded = try Decode.pan(json, preset: box.profile.model.preset, clock: box.profile.clock)
+            decoded = try Decode.panRouteEvent(json, preset: box.preset, clock: box.clock)
         }
         let (event, time) = decoded
-        if event.phase != .changed, held != nil { box = try current(box) }
-        let outcome = try applyCurrent(box, .pan(event), clientTime: time, receivedAt: request.receivedAt)
+        if held != nil, !event.isChanged { box = try current(box) }
+        let (outcome, profile) = try applyCurrent(box, event, clientTime: time, receivedAt: request.receivedAt)
         return resultResponse(
-            outcome, phase: event.phase, profile: box.profile,
+            outcome, phase: event.phaseName, profile: profile,
             frames: fps.map { InlineFrames(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) })
     }
 
-    /// A batch of pan events: applied all or nothing, answered with the last event's result and
+    /// A batch of the pan route's events: applied all or nothing, answered with the last event's result and
     /// what the ones before it started.
     func panBatch(
-        _ held: SessionBox, _ events: [(PanEvent, Double?)], held isHeld: Bool, fps: Int?,
+        _ held: SessionBox, _ events: [(SheetEvent, Double?)], held isHeld: Bool, fps: Int?,
         receivedAt: ContinuousClock.Instant
     ) throws -> HTTPResponse {
         // As for a single event: anything but a batch of `changed` checks the store's version
         // first (a gesture may have moved on in another instance).
         var box = held
-        if isHeld, events.contains(where: { $0.0.phase != .changed }) { box = try current(box) }
-        let (used, outcomes) = try onCurrentVersion(box) { b throws(Problem) in
+        if isHeld, events.contains(where: { !$0.0.isChanged }) { box = try current(box) }
+        let (used, (outcomes, profile)) = try onCurrentVersion(box) { b throws(Problem) in
             try applyBatch(b, events, receivedAt: receivedAt)
         }
         box = used
@@ -69,13 +67,14 @@ extension SheetResponder {
         for i in outcomes.indices {
             let o = outcomes[i]
             if let d = o.drag { summary.drag = d }
+            if o.relaid { summary.relaid = true }
             guard i < outcomes.count - 1, let a = o.animation, let snap = o.snap else { continue }
-            summary.settles.append((i, events[i].0.phase, snap, a))
+            summary.settles.append((i, events[i].0.phaseName ?? "", snap, a))
             summary.drag = nil  // a drag begun before a release is over
         }
         if last.snapshot.state != .dragging { summary.drag = nil }
         return resultResponse(
-            last, phase: events[events.count - 1].0.phase, profile: box.profile, batch: summary,
+            last, phase: events[events.count - 1].0.phaseName, profile: profile, batch: summary,
             frames: fps.map { InlineFrames(fps: $0, animation: last.animation ?? last.snapshot.animation) })
     }
 
@@ -105,10 +104,11 @@ extension SheetResponder {
         let json = try Decode.json(request.body)
         let box = try currentSession(id)
         let fps = try Self.framesQuery(request)
-        let (detent, time) = try Decode.show(json, clock: box.profile.clock)
-        let outcome = try applyCurrent(box, .show(detent: detent), clientTime: time, receivedAt: request.receivedAt)
+        let (detent, time) = try Decode.show(json, clock: box.clock)
+        let (outcome, profile) = try applyCurrent(
+            box, .show(detent: detent), clientTime: time, receivedAt: request.receivedAt)
         return resultResponse(
-            outcome, phase: nil, profile: box.profile,
+            outcome, phase: nil, profile: profile,
             frames: fps.map { InlineFrames(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) })
     }
 
@@ -116,10 +116,10 @@ extension SheetResponder {
         let json = try Decode.json(request.body)
         let box = try currentSession(id)
         let fps = try Self.framesQuery(request)
-        let time = try Decode.dismiss(json, clock: box.profile.clock)
-        let outcome = try applyCurrent(box, .dismiss, clientTime: time, receivedAt: request.receivedAt)
+        let time = try Decode.dismiss(json, clock: box.clock)
+        let (outcome, profile) = try applyCurrent(box, .dismiss, clientTime: time, receivedAt: request.receivedAt)
         return resultResponse(
-            outcome, phase: nil, profile: box.profile,
+            outcome, phase: nil, profile: profile,
             frames: fps.map { InlineFrames(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) })
     }
 }

@@ -92,6 +92,7 @@ public struct Problem: Error, Sendable {
         switch conflict {
         case .clockBackwards: code = "clock-backwards"
         case .hidden, .noDrag: code = "conflict"
+        case .keyboardLocked: code = "keyboard-locked"
         }
         self.init(status: 409, code: code, detail: conflict.description)
     }

@@ -69,28 +69,33 @@ enum ReplyJSON {
         w.beginObject()
         w.member("preset", model.preset.rawValue)
         w.member("constraint", model.constraint.rawValue)
-        w.member("geometry")
-        geometry(model.geometry, into: &w)
+        layoutMembers(model, into: &w)
         w.member("options")
         w.option(.object(model.effectiveOptions))
         w.member("clock", clock.rawValue)
-        w.member("detents")
-        detents(model, into: &w)
+        detentMembers(model, into: &w)
         w.rawMembers(laws)
         w.endObject()
         // Drop the braces: the members go inside each snapshot's own object.
         return Array(w.bytes.dropFirst().dropLast())
     }
 
-    /// `"dragLaw":{…},"releaseLaw":{…}`: the session's laws, fixed for its configuration, rendered
-    /// once (every snapshot and every answer that starts a drag segment carries them).
-    static func lawMembers(_ model: SheetModel) -> [UInt8] {
+    /// `"revision":…,"dragLaw":{…},"releaseLaw":{…}` (and fluid's `"layoutLaw":{…}`): the
+    /// session's laws, fixed for its layout, rendered once (every snapshot, every answer that
+    /// starts a drag segment and every answer to a layout event carries them, with the layout
+    /// revision they belong to).
+    static func lawMembers(_ model: SheetModel, revision: Int) -> [UInt8] {
         var w = JSONWriter(capacity: 1024)
         w.beginObject()
+        w.member("revision", integer: revision)
         w.member("dragLaw")
         dragLaw(model.dragLaw, into: &w)
         w.member("releaseLaw")
         releaseLaw(model.releaseLaw, into: &w)
+        if let law = model.layoutLaw {
+            w.member("layoutLaw")
+            layoutLaw(law, into: &w)
+        }
         w.endObject()
         return Array(w.bytes.dropFirst().dropLast())
     }
@@ -331,12 +336,12 @@ enum ReplyJSON {
     /// The result of a pan, show or dismiss. A batch's answer is its last event's result with
     /// `batch` (what the events before it started) and, when asked for, `frames`.
     static func result(
-        _ o: SheetOutcome, phase: PanPhase?, profile: SessionProfile, batch: BatchSummary? = nil,
+        _ o: SheetOutcome, phase: String?, profile: SessionProfile, batch: BatchSummary? = nil,
         frames: InlineFrames? = nil, into w: inout JSONWriter
     ) {
         let s = o.snapshot
         w.beginObject()
-        if let phase { w.member("phase", phase.rawValue) }
+        if let phase { w.member("phase", phase) }
         card(s, into: &w)
         if let snap = o.snap {
             self.snap(snap, into: &w)
@@ -350,9 +355,18 @@ enum ReplyJSON {
         if let source = o.velocitySource { w.member("velocitySource", source.rawValue) }
         if let consumer = o.consumer { w.member("consumer", consumer.rawValue) }
         w.member("time", s.time)
+        let relaid = batch?.relaid ?? o.relaid
+        if relaid {
+            // A layout event's answer: the layout, the detents and the laws of the new revision.
+            let model = profile.model
+            layoutMembers(model, into: &w)
+            detentMembers(model, into: &w)
+        }
         if let drag = batch?.drag ?? o.drag {
             w.member("drag")
             dragSegment(drag, into: &w)
+            w.rawMembers(profile.lawMembers)
+        } else if relaid {
             w.rawMembers(profile.lawMembers)
         }
         if let batch {
@@ -364,7 +378,7 @@ enum ReplyJSON {
             for settle in batch.settles {
                 w.beginObject()
                 w.member("index", integer: settle.index)
-                w.member("phase", settle.phase.rawValue)
+                w.member("phase", settle.phase)
                 snap(settle.snap, into: &w)
                 w.member("animation")
                 animation(settle.animation, into: &w)

@@ -171,11 +171,11 @@ extension SheetResponder {
     func snapshotResponse(_ status: Int, _ box: SessionBox, at now: Double, token: String? = nil)
         -> HTTPResponse
     {
-        let (snapshot, drag) = box.record.withLock { r in
-            (r.sheet.snapshot(at: sessionTime(box, r, now: now)), r.sheet.dragSegment)
+        let (snapshot, drag, profile) = box.record.withLock { r in
+            (r.sheet.snapshot(at: sessionTime(box, r, now: now)), r.sheet.dragSegment, r.profile)
         }
         var w = JSONWriter(capacity: 1024)
-        ReplyJSON.snapshot(id: box.id, profile: box.profile, snapshot, drag: drag, token: token, into: &w)
+        ReplyJSON.snapshot(id: box.id, profile: profile, snapshot, drag: drag, token: token, into: &w)
         return Self.json(status, w.takeBuffer())
     }
 }

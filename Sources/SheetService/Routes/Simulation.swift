@@ -77,7 +77,7 @@ enum Simulation {
             case let .settle(a, _): last = a
             case .dragged, .unchanged: break
             }
-            ReplyJSON.result(outcome, phase: phase, profile: profile, into: &w)
+            ReplyJSON.result(outcome, phase: phase?.rawValue, profile: profile, into: &w)
         }
         w.endArray()
         w.member("animation")

@@ -6,16 +6,18 @@ import Synchronization
 /// session under its lock, with each animation they start announced to the session's streams.
 extension SheetResponder {
     /// Applies one event to a session under its lock, at the event's time on the session's clock.
+    /// Returns its outcome and the session's profile after it (a layout event gives a new one).
     func apply(
         _ box: SessionBox, _ event: SheetEvent, clientTime: Double?, receivedAt: ContinuousClock.Instant
-    ) throws(Problem) -> SheetOutcome {
+    ) throws(Problem) -> (SheetOutcome, SessionProfile) {
         let now = clock.seconds(at: receivedAt)
-        let outcome = box.record.withLock { r in
+        let (outcome, profile) = box.record.withLock { r in
             // Server clock: the receive time, never before the session's last event (two
             // requests may take the lock in the other order than they were received).
-            let time = box.profile.clock == .client ? clientTime! : max(now, r.sheet.lastTime)
+            let time = box.clock == .client ? clientTime! : max(now, r.sheet.lastTime)
             let outcome = r.sheet.handle(event, at: time)
-            announce(outcome, box.profile.clock, &r, now: now)
+            r.followLayout()
+            announce(outcome, box.clock, &r, now: now)
             // Every accepted event is written behind (coalesced per session, never waited for):
             // a load balancer may send the next event to another instance at any time (a drain,
             // a failure, an instance coming back), and that one must find this state.
@@ -23,7 +25,7 @@ extension SheetResponder {
             case .settle, .dragged, .unchanged: save(box, &r)
             case .conflict, .invalid: break
             }
-            return outcome
+            return (outcome, r.profile)
         }
         // Draining: the answer waits until the store has the state, so a client's next request,
         // which may reach another instance, finds it there.
@@ -35,7 +37,7 @@ extension SheetResponder {
         case .settle: metrics.animationsStarted.increment()
         case .dragged, .unchanged: break
         }
-        return outcome
+        return (outcome, profile)
     }
 
     /// Frame streams hear of an outcome under the session's lock, so they see events in order.
@@ -56,42 +58,46 @@ extension SheetResponder {
         }
     }
 
-    /// Applies a batch of pan events (client clock) all or nothing: on a copy of the state
-    /// machine, committed only when every event is accepted. A refusal names the event's index
-    /// and leaves the session as it was. Returns every outcome, in order.
+    /// Applies a batch of the pan route's events (client clock) all or nothing: on a copy of the
+    /// state machine, committed only when every event is accepted. A refusal names the event's
+    /// index and leaves the session as it was. Returns every outcome, in order, and the session's
+    /// profile after them.
     func applyBatch(
-        _ box: SessionBox, _ events: [(PanEvent, Double?)], receivedAt: ContinuousClock.Instant
-    ) throws(Problem) -> [SheetOutcome] {
+        _ box: SessionBox, _ events: [(SheetEvent, Double?)], receivedAt: ContinuousClock.Instant
+    ) throws(Problem) -> ([SheetOutcome], SessionProfile) {
         let now = clock.seconds(at: receivedAt)
-        let result: Result<[SheetOutcome], Problem> = box.record.withLock { r in
+        let result: Result<([SheetOutcome], SessionProfile), Problem> = box.record.withLock { r in
             var sheet = r.sheet
             var outcomes: [SheetOutcome] = []
             outcomes.reserveCapacity(events.count)
             for (i, (event, time)) in events.enumerated() {
-                let outcome = sheet.handle(.pan(event), at: time!)
+                let outcome = sheet.handle(event, at: time!)
                 switch outcome.action {
                 case let .conflict(c):
                     var p = Problem(c)
-                    p.detail = "events[\(i)] (\(event.phase.rawValue)): \(p.detail); no event of the batch was applied"
+                    p.detail =
+                        "events[\(i)] (\(event.phaseName ?? "")): \(p.detail); no event of the batch was applied"
                     p.field = "events[\(i)]"
                     return .failure(p)
                 case let .invalid(e):
                     var p = Problem(e)
                     p.field = "events[\(i)].\(e.field)"
+                    p.detail += "; no event of the batch was applied"
                     return .failure(p)
                 case .settle, .dragged, .unchanged: outcomes.append(outcome)
                 }
             }
             r.sheet = sheet
-            for outcome in outcomes { announce(outcome, box.profile.clock, &r, now: now) }
+            r.followLayout()
+            for outcome in outcomes { announce(outcome, box.clock, &r, now: now) }
             save(box, &r)
-            return .success(outcomes)
+            return .success((outcomes, r.profile))
         }
         if store != nil, draining.load(ordering: .relaxed) { _ = store?.flush(timeout: 1) }
         box.touch(now)
-        let outcomes = try result.get()
+        let (outcomes, profile) = try result.get()
         for outcome in outcomes where outcome.animation != nil { metrics.animationsStarted.increment() }
-        return outcomes
+        return (outcomes, profile)
     }
 
     /// `apply`, and with a store, once more on the stored version when the copy here refuses
@@ -99,7 +105,7 @@ extension SheetResponder {
     /// no drag here may find it in the store).
     func applyCurrent(
         _ box: SessionBox, _ event: SheetEvent, clientTime: Double?, receivedAt: ContinuousClock.Instant
-    ) throws(Problem) -> SheetOutcome {
+    ) throws(Problem) -> (SheetOutcome, SessionProfile) {
         try onCurrentVersion(box) { b throws(Problem) in
             try apply(b, event, clientTime: clientTime, receivedAt: receivedAt)
         }.result

@@ -1,11 +1,15 @@
 import SheetPhysics
 import Synchronization
 
-/// One live session: its profile, its record behind a lock, and its idle timestamp.
-/// Events of one session are applied one at a time, in the order they take the lock.
+/// One live session: what never changes about it (its id, preset and clock), its record behind a
+/// lock (the state machine and its current profile, which a layout event replaces), and its idle
+/// timestamp. Events of one session are applied one at a time, in the order they take the lock.
 final class SessionBox: Sendable {
     let id: String
-    let profile: SessionProfile
+    /// The preset the session was created with (a layout event keeps it).
+    let preset: PresetName
+    /// The clock its events' times are on.
+    let clock: SessionClock
     let record: Mutex<SessionRecord>
     /// Open frame streams: a watched session is not idle, so the sweeper leaves it.
     let openStreams = Atomic<Int>(0)
@@ -17,12 +21,13 @@ final class SessionBox: Sendable {
     let token: String?
 
     convenience init(id: String, profile: SessionProfile, session: SheetSession, now: Double, token: String? = nil) {
-        self.init(id: id, profile: profile, record: SessionRecord(sheet: session), now: now, token: token)
+        self.init(id: id, record: SessionRecord(sheet: session, profile: profile), now: now, token: token)
     }
 
-    init(id: String, profile: SessionProfile, record: SessionRecord, now: Double, token: String?) {
+    init(id: String, record: SessionRecord, now: Double, token: String?) {
         self.id = id
-        self.profile = profile
+        self.preset = record.profile.model.preset
+        self.clock = record.profile.clock
         self.token = token
         self.record = Mutex(record)
         self.touched = Atomic(now.bitPattern)

@@ -31,6 +31,6 @@ extension SheetResponder {
     /// "Now" on a session's clock: the server's now, never before its last event; on the client
     /// clock, the time of its last event (the server cannot know the client's now).
     func sessionTime(_ box: SessionBox, _ r: SessionRecord, now: Double) -> Double {
-        box.profile.clock == .server ? max(now, r.sheet.lastTime) : (r.sheet.lastTime.isFinite ? r.sheet.lastTime : 0)
+        box.clock == .server ? max(now, r.sheet.lastTime) : (r.sheet.lastTime.isFinite ? r.sheet.lastTime : 0)
     }
 }

@@ -1,26 +1,40 @@
 import SheetPhysics
 import Synchronization
 
-/// What a session was created with: immutable, so readers need no lock.
+/// A session's model with its pre-rendered JSON: immutable, so readers need no lock. Sessions
+/// created with one configuration share one; a layout event gives its session a new one.
 final class SessionProfile: Sendable {
     let model: SheetModel
     let clock: SessionClock
-    /// The snapshot's members that never change (preset … detents and the laws), pre-rendered as
-    /// JSON members without braces, so a snapshot costs only its moving parts.
+    /// The layout revision of `model` (0: as created; each layout event adds 1).
+    let revision: Int
+    /// The snapshot's members that never change for this model (preset … detents and the laws),
+    /// pre-rendered as JSON members without braces, so a snapshot costs only its moving parts.
     let staticMembers: [UInt8]
-    /// `"dragLaw":…,"releaseLaw":…`, pre-rendered: the end of `staticMembers`, and what every
-    /// answer that starts a drag segment carries.
+    /// `"revision":…,"dragLaw":…,"releaseLaw":…(,"layoutLaw":…)`, pre-rendered: the end of
+    /// `staticMembers`, and what every answer that starts a drag segment or follows a layout
+    /// change carries.
     let lawMembers: [UInt8]
-    /// The configuration as sent, re-rendered as JSON members without braces (what the session
-    /// store keeps, so another process rebuilds the same profile).
+    /// The configuration, rendered as JSON members without braces (what the session store
+    /// keeps, so another process rebuilds the same profile): as sent, or after a layout event the
+    /// model's layout and options.
     let configurationMembers: [UInt8]
 
-    init(model: SheetModel, clock: SessionClock, configurationMembers: [UInt8] = []) {
+    init(model: SheetModel, clock: SessionClock, configurationMembers: [UInt8] = [], revision: Int = 0) {
         self.model = model
         self.clock = clock
-        let laws = ReplyJSON.lawMembers(model)
+        self.revision = revision
+        let laws = ReplyJSON.lawMembers(model, revision: revision)
         self.lawMembers = laws
         self.staticMembers = ReplyJSON.staticMembers(model: model, clock: clock, laws: laws)
         self.configurationMembers = configurationMembers
+    }
+
+    /// The profile of a model a layout event built: its configuration is the model's own layout
+    /// and options.
+    convenience init(relaid model: SheetModel, clock: SessionClock, revision: Int) {
+        self.init(
+            model: model, clock: clock, configurationMembers: ReplyJSON.configurationMembers(model, clock: clock),
+            revision: revision)
     }
 }

@@ -6,6 +6,8 @@ import Synchronization
 /// stream needs; frames themselves are never stored).
 struct SessionRecord: Sendable {
     var sheet: SheetSession
+    /// The profile of `sheet.model` (laws and detents pre-rendered): a layout event replaces both.
+    var profile: SessionProfile
     var streams: [FrameStream] = []
     /// The last few animations, newest last (for Last-Event-ID).
     var recent: [Animation] = []
@@ -20,7 +22,21 @@ struct SessionRecord: Sendable {
     /// snapshot, 3 of 12 in one run). An idle session holds none of them.
     static let recentLimit = 8
 
-    init(sheet: SheetSession) { self.sheet = sheet }
+    init(sheet: SheetSession, profile: SessionProfile) {
+        self.sheet = sheet
+        self.profile = profile
+    }
+
+    /// After a layout event replaced the state machine's model: the profile of the new one (its
+    /// configuration re-rendered for the store), told to the open streams; recent animations
+    /// toward detents the new model lacks are forgotten (a stored session names detents by index).
+    mutating func followLayout() {
+        guard sheet.model !== profile.model else { return }
+        profile = SessionProfile(relaid: sheet.model, clock: profile.clock, revision: sheet.layoutRevision)
+        let model = sheet.model
+        recent.removeAll { model.detent(named: $0.detent.name) == nil }
+        for stream in streams { stream.follow(profile) }
+    }
 
     /// Remembers `a` for reconnecting streams.
     mutating func remember(_ a: Animation, origin: Double) {

@@ -16,14 +16,14 @@ enum ArchiveCodec {
     static func encode(
         _ box: SessionBox, _ record: SessionRecord, version: Int, serverNow: Double, wallNow: Double
     ) -> [UInt8] {
-        let model = box.profile.model
+        let model = record.profile.model
         var w = JSONWriter(capacity: 1024)
         w.beginObject()
         w.member("v", integer: formatVersion)
         w.member("version", integer: version)
         w.member("config")
         w.beginObject()
-        w.rawMembers(box.profile.configurationMembers)
+        w.rawMembers(record.profile.configurationMembers)
         w.endObject()
         w.member("token", box.token)
         w.member("wall", wallNow)
@@ -76,6 +76,9 @@ enum ArchiveCodec {
         // −∞ (no event yet) has no JSON number.
         if s.lastTime.isFinite { w.number(s.lastTime) } else { w.null() }
         w.member("finishedDrag", s.finishedDrag)
+        // Since layout events: absent in records written before them (read as 0 and none).
+        w.member("layoutRevision", integer: s.layoutRevision)
+        w.member("keyboardReturn", s.keyboardReturn)
         w.endObject()
     }
 
@@ -105,6 +108,8 @@ enum ArchiveCodec {
         w.member("fromAlpha", a.fromAlpha)
         w.member("toAlpha", a.toAlpha)
         w.member("startTime", a.startTime)
+        // Only where it is not the model's (a layout move's); absent before layout events.
+        if let rule = a.alphaRule { w.member("alphaRule", rule.rawValue) }
         w.member("detent", integer: a.detent)
         w.endObject()
     }
@@ -153,7 +158,14 @@ enum ArchiveCodec {
         if profile.clock == .server { sheetArchive = sheetArchive.shifted(by: delta) }
         let sheet = try SheetSession(model: model, archive: sheetArchive)
         let shift = profile.clock == .server ? delta : 0
-        var record = SessionRecord(sheet: sheet)
+        // A session a layout event changed keeps its revision: its configuration is the model's.
+        let current =
+            sheet.layoutRevision == 0
+            ? profile
+            : SessionProfile(
+                model: model, clock: profile.clock, configurationMembers: profile.configurationMembers,
+                revision: sheet.layoutRevision)
+        var record = SessionRecord(sheet: sheet, profile: current)
         guard let recent = json["recent"]?.array, recent.count <= SessionRecord.recentLimit else {
             throw ArchiveMismatch(reason: "recent must be an array of at most \(SessionRecord.recentLimit)")
         }
@@ -171,7 +183,7 @@ enum ArchiveCodec {
         record.origin = try number(json["origin"], "origin") + delta
         record.version = version
         let token = json["token"]?.string
-        let box = SessionBox(id: id, profile: profile, record: record, now: serverNow, token: token)
+        let box = SessionBox(id: id, record: record, now: serverNow, token: token)
         return Restored(box: box, version: version)
     }
 
@@ -206,9 +218,15 @@ enum ArchiveCodec {
         }
         let lastTime = value["lastTime"]?.isNull == true ? -Double.infinity : try number(value["lastTime"], "lastTime")
         guard let finished = value["finishedDrag"]?.bool else { throw ArchiveMismatch(reason: "no finishedDrag") }
-        return SheetArchive(
+        var archive = SheetArchive(
             phase: phase, samples: samples, animationCount: try integer(value["animationCount"], "animationCount"),
             lastTime: lastTime, finishedDrag: finished)
+        if let revision = value["layoutRevision"] { archive.layoutRevision = try integer(revision, "layoutRevision") }
+        if let back = value["keyboardReturn"], !back.isNull {
+            guard let name = back.string else { throw ArchiveMismatch(reason: "keyboardReturn is not a name") }
+            archive.keyboardReturn = name
+        }
+        return archive
     }
 
     private static func animation(_ value: JSONValue?) throws -> AnimationArchive {
@@ -231,11 +249,18 @@ enum ArchiveCodec {
                 velocity: try number(c["velocity"], "velocity"))
         default: throw ArchiveMismatch(reason: "unknown curve kind")
         }
-        return AnimationArchive(
+        var archive = AnimationArchive(
             id: try integer(value["id"], "id"), curve: curve, from: try number(value["from"], "from"),
             to: try number(value["to"], "to"), duration: try number(value["duration"], "duration"),
             fromAlpha: try number(value["fromAlpha"], "fromAlpha"), toAlpha: try number(value["toAlpha"], "toAlpha"),
             startTime: try number(value["startTime"], "startTime"), detent: try integer(value["detent"], "detent"))
+        if let rule = value["alphaRule"] {
+            guard let name = rule.string, let r = AlphaRule(rawValue: name) else {
+                throw ArchiveMismatch(reason: "unknown alphaRule")
+            }
+            archive.alphaRule = r
+        }
+        return archive
     }
 
     /// A stored number, read as a request's would be: finite, and within `limit` (times,

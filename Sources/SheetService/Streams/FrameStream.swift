@@ -10,7 +10,9 @@ final class FrameStream: Sendable {
     let fps: Int
     let pace: StreamPace
     let once: Bool
-    let profile: SessionProfile
+    /// The session's profile, for the snapshots this stream sends: a layout event replaces it
+    /// (`follow`). Its own lock, never taken with `state`'s.
+    private let profile: Mutex<SessionProfile>
     /// The session's id, named in the snapshots of `settled`, `interrupted` and `snapshot` events.
     let sessionID: String
     private let metrics: ServiceMetrics
@@ -49,9 +51,12 @@ final class FrameStream: Sendable {
         self.fps = fps
         self.pace = pace
         self.once = once
-        self.profile = profile
+        self.profile = Mutex(profile)
         self.metrics = metrics
     }
+
+    /// The session's layout changed: later snapshots carry its new profile.
+    func follow(_ profile: SessionProfile) { self.profile.withLock { $0 = profile } }
 
     var isDone: Bool { state.withLock { $0.done } || http.isClosed }
 
@@ -105,7 +110,10 @@ final class FrameStream: Sendable {
     }
 
     private func snapshotEvent(_ name: StaticString, _ snapshot: SheetSnapshot, id: String? = nil) -> [UInt8] {
-        Self.event(name, id: id) { w in ReplyJSON.snapshot(id: sessionID, profile: profile, snapshot, into: &w) }
+        let profile = self.profile.withLock { $0 }
+        return Self.event(name, id: id) { w in
+            ReplyJSON.snapshot(id: sessionID, profile: profile, snapshot, into: &w)
+        }
     }
 
     /// `settled` for animation `a`, with the id of its last frame: a client that reconnects after

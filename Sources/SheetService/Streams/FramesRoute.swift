@@ -63,7 +63,8 @@ extension SheetResponder {
         }
         let http = HTTPStream(bufferLimit: configuration.streamBufferBytes)
         let stream = FrameStream(
-            http: http, fps: fps, pace: pace, once: once, profile: box.profile, sessionID: box.id, metrics: metrics)
+            http: http, fps: fps, pace: pace, once: once, profile: box.record.withLock { $0.profile },
+            sessionID: box.id, metrics: metrics)
         let now = clock.now
         if pace == .instant {
             // Frames are made as the client reads them, on its connection's thread.

@@ -1,0 +1,129 @@
+import SheetPhysics
+
+// The layout event, `{"phase": "layout", "time": t, …}` on `POST /sessions/{id}/pan`: alone or
+// inside a batch, so that its order relative to the pan events it arrives with holds.
+
+extension Decode {
+    /// The fields a layout event may carry for `preset`, for the unknown-field message.
+    static func layoutFields(_ preset: PresetName) -> String {
+        var known = ["phase", "time", "geometry"]
+        if preset.has(.keyboard) { known.append("keyboardInset") }
+        if preset.has(.contentFit) { known.append("contentHeight") }
+        known += ["options", "motion"]
+        return known.joined(separator: ", ")
+    }
+
+    /// An event of the pan route: a pan event, or a layout change (phase `layout`).
+    static func panRouteEvent(
+        _ value: JSONValue?, preset: PresetName, clock: SessionClock, path: String = ""
+    ) throws(Problem) -> (SheetEvent, Double?) {
+        if case let .object(o)? = value,
+            o.members.contains(where: { $0.key == "phase" && $0.value == .string("layout") })
+        {
+            return try layout(value, preset: preset, clock: clock, path: path)
+        }
+        let (pan, time) = try pan(value, preset: preset, clock: clock, path: path)
+        return (.pan(pan), time)
+    }
+
+    /// A layout event: at least one of geometry, keyboardInset (presets with the keyboard),
+    /// contentHeight (presets with content-fit detents) and options, and an optional motion.
+    static func layout(
+        _ value: JSONValue?, preset: PresetName, clock: SessionClock, path: String = ""
+    ) throws(Problem) -> (SheetEvent, Double?) {
+        var f = try FieldReader(value, path: path)
+        _ = f.take("phase")
+        var change = LayoutChange()
+        if let g = f.take("geometry") { change.geometry = try geometry(g, path: f.path("geometry")) }
+        if preset.has(.keyboard) {
+            change.keyboardInset = try nonNegative(&f, "keyboardInset", what: "the points the keyboard covers")
+        }
+        if preset.has(.contentFit) {
+            change.contentHeight = try nonNegative(&f, "contentHeight", what: "the content's height in points")
+        }
+        if let o = f.take("options") {
+            guard case let .object(members) = o else {
+                throw .invalid("invalid-value", "\(f.path("options")) must be an object", field: f.path("options"))
+            }
+            change.options = members.map { ($0.key, optionValue($0.value)) }
+        }
+        if let m = f.take("motion") { change.motion = try motion(m, path: f.path("motion")) }
+        let time = try time(&f, required: clock == .client)
+        try f.finish(known: layoutFields(preset))
+        guard
+            change.geometry != nil || change.keyboardInset != nil || change.contentHeight != nil
+                || change.options != nil
+        else {
+            throw .invalid(
+                "invalid-value",
+                "a layout event changes at least one of \(layoutFields(preset).replacingPrefix("phase, time, ").replacingOccurrences(of: ", options, motion", with: ", options")) (motion only says how)",
+                field: path.isEmpty ? nil : path)
+        }
+        return (.layout(change), time)
+    }
+
+    /// A geometry object: every member optional, the standard geometry's where absent.
+    static func geometry(_ value: JSONValue, path: String) throws(Problem) -> Geometry {
+        var gf = try FieldReader(value, path: path)
+        let height = try gf.number("height") ?? Geometry.standard.height
+        let top = try gf.number("safeAreaTop") ?? Geometry.standard.safeAreaTop
+        let bottom = try gf.number("safeAreaBottom") ?? Geometry.standard.safeAreaBottom
+        try gf.finish(known: "height, safeAreaTop, safeAreaBottom")
+        do {
+            return try Geometry(height: height, safeAreaTop: top, safeAreaBottom: bottom)
+        } catch {
+            throw Problem(error).at(path)
+        }
+    }
+
+    /// A number ≥ 0 (points), if present.
+    static func nonNegative(_ f: inout FieldReader, _ key: String, what: String) throws(Problem) -> Double? {
+        guard let x = try f.number(key) else { return nil }
+        guard x >= 0 else {
+            throw .invalid(
+                "invalid-value", "\(f.path(key)) is \(what) and must be ≥ 0, got \(x)", field: f.path(key))
+        }
+        return x
+    }
+
+    /// `"release"`, `"none"` or `{"curve": name, "duration": s}`.
+    static func motion(_ value: JSONValue, path: String) throws(Problem) -> LayoutMotion {
+        let curves = TimingCurve.Name.allCases.map(\.rawValue).joined(separator: ", ")
+        let expected =
+            "must be \"release\", \"none\" or {\"curve\": one of \(curves), \"duration\": seconds in (0, 10]}"
+        if case let .string(name) = value, let m = LayoutMotion.named(name, duration: nil) { return m }
+        guard case .object = value else { throw .invalid("invalid-value", "\(path) \(expected)", field: path) }
+        var mf = try FieldReader(value, path: path)
+        let name = try mf.string("curve")
+        let duration = try mf.number("duration", limit: 10)
+        try mf.finish(known: "curve, duration")
+        guard let name, let m = LayoutMotion.named(name, duration: duration), case .timed = m else {
+            throw .invalid("invalid-value", "\(path) \(expected)", field: path)
+        }
+        return m
+    }
+}
+
+extension String {
+    fileprivate func replacingPrefix(_ prefix: String) -> String {
+        hasPrefix(prefix) ? String(dropFirst(prefix.count)) : self
+    }
+}
+
+extension SheetEvent {
+    /// Whether this is a pan `changed` (the one event a held session applies without asking the
+    /// store for a newer version first).
+    var isChanged: Bool {
+        if case let .pan(p) = self { return p.phase == .changed }
+        return false
+    }
+
+    /// The `phase` an answer names: the pan phase, or `layout`; nil for show and dismiss.
+    var phaseName: String? {
+        switch self {
+        case let .pan(p): p.phase.rawValue
+        case .layout: "layout"
+        case .show, .dismiss: nil
+        }
+    }
+}
