@@ -44,6 +44,7 @@ import uuid
 
 from sheetkit import delay_proxy  # noqa: E402
 from sheetkit.harness import HOST, KeepAlive, RedisServer, Sheetd, decoded, free_port, free_ports, wait_until  # noqa: E402
+from sheetkit.redis import Resp, RespError, call, info  # noqa: E402
 from sheetkit.sse import ResumePoint, StreamBody, open_stream  # noqa: E402
 
 FAULTS = ["restart-empty", "restart-persistent", "killed", "stopped", "backlog", "slow", "promoted"]
@@ -77,56 +78,6 @@ def now() -> float:
 
 # --------------------------------------------------------------------------------------------
 # Redis, read directly (RESP over a socket): the program's own view of what the store holds.
-
-
-class RespError(Exception):
-    pass
-
-
-class Resp:
-    """One connection to a redis-server; `call` sends a command and reads its reply."""
-
-    def __init__(self, port: int, timeout: float = 3.0):
-        self.sock = socket.create_connection((HOST, port), timeout=timeout)
-        self.file = self.sock.makefile("rb")
-
-    def call(self, *args):
-        out = [f"*{len(args)}\r\n".encode()]
-        for a in args:
-            b = a if isinstance(a, bytes) else str(a).encode()
-            out.append(f"${len(b)}\r\n".encode() + b + b"\r\n")
-        self.sock.sendall(b"".join(out))
-        return self.reply()
-
-    def reply(self):
-        line = self.file.readline()
-        if not line:
-            raise OSError("redis closed the connection")
-        kind, body = line[:1], line[1:-2]
-        if kind == b"+":
-            return body.decode()
-        if kind == b"-":
-            raise RespError(body.decode())
-        if kind == b":":
-            return int(body)
-        if kind == b"$":
-            n = int(body)
-            return None if n < 0 else self.file.read(n + 2)[:-2]
-        if kind == b"*":
-            n = int(body)
-            return None if n < 0 else [self.reply() for _ in range(n)]
-        raise OSError(f"unexpected reply {line!r}")
-
-    def close(self):
-        self.sock.close()
-
-
-def redis_call(port: int, *args, timeout: float = 3.0):
-    r = Resp(port, timeout)
-    try:
-        return r.call(*args)
-    finally:
-        r.close()
 
 
 def stored(port: int, ids) -> dict:
@@ -167,11 +118,6 @@ def all_keys(port: int) -> dict:
                 return out
     finally:
         r.close()
-
-
-def info(port: int, section: str) -> dict:
-    text = redis_call(port, "INFO", section).decode()
-    return dict(line.split(":", 1) for line in text.split("\r\n") if ":" in line)
 
 
 # --------------------------------------------------------------------------------------------
@@ -819,14 +765,14 @@ def fault_restart(run: Run, persistent: bool):
         park(run, redis.url)
         start_load(run)
         time.sleep(WARMUP)
-        before = redis_call(redis.port, "DBSIZE")
+        before = call(redis.port, "DBSIZE")
         t_fault = now()
         redis.kill()
         redis = RedisServer(port=redis.port, log=redis_log(run), **kw).start()
         t_back = now()
         run.away.append((t_fault, t_back))
         run.back.append(t_back)
-        after = redis_call(redis.port, "DBSIZE")
+        after = call(redis.port, "DBSIZE")
         parked = stored(redis.port, run.parked)
         parked_kept = sum(1 for s in run.parked if parked.get(s) and parked[s][0] == "live")
         watch_return(run, "restart", t_back)
@@ -1031,7 +977,7 @@ def fault_promoted(run: Run):
         t_fault = now()
         primary.kill()
         time.sleep(2.0)
-        redis_call(replica.port, "REPLICAOF", "NO", "ONE")
+        call(replica.port, "REPLICAOF", "NO", "ONE")
         t_promote = now()
         run.store_port = replica.port
         behind = stored(replica.port, snapshot)
