@@ -153,7 +153,7 @@ class SentinelGroup:
 
     def _knows_all(self, port: int) -> bool:
         master = call(port, "SENTINEL", "MASTER", self.name)
-        fields = dict(zip(master[::2], master[1::2]))
+        fields = {k.decode(): v.decode() for k, v in zip(master[::2], master[1::2])}
         return (int(fields.get("num-slaves", 0)) >= self.replica_count
                 and int(fields.get("num-other-sentinels", 0)) >= self.sentinel_count - 1)
 
@@ -164,7 +164,7 @@ class SentinelGroup:
     def primary_port(self, sentinel: int = 0) -> int:
         """The primary's port as Sentinel `sentinel` (an index) names it now."""
         _host, port = call(self.sentinel_ports[sentinel], "SENTINEL", "GET-MASTER-ADDR-BY-NAME", self.name)
-        return int(port)
+        return int(port.decode())
 
     def by_port(self, port: int) -> RedisServer:
         return next(s for s in self.servers if s.port == port)
