@@ -43,6 +43,7 @@ import traceback
 
 # The one import of the harness: the test kit's (testkit/, package sheetkit, in the kit's venv).
 from sheetkit.harness import HOST, ROOT, Proxy, RedisServer, Sheetd, free_ports  # noqa: E402
+from sheetkit.redis import call as redis_call  # noqa: E402
 
 OUT = os.path.join(ROOT, ".build", "attack-test")
 ARGS: argparse.Namespace
@@ -203,32 +204,8 @@ def rss_kib(pid: int) -> int:
 
 
 def redis(port: int, *args: str | bytes):
-    """One RESP command on its own connection: the reply (bytes, int, list, or an Exception for -ERR)."""
-    out = b"*%d\r\n" % len(args)
-    for a in args:
-        a = a.encode() if isinstance(a, str) else a
-        out += b"$%d\r\n%s\r\n" % (len(a), a)
-    with socket.create_connection((HOST, port), 5) as s:
-        s.sendall(out)
-        f = s.makefile("rb")
-
-        def reply():
-            line = f.readline().rstrip(b"\r\n")
-            kind, rest = line[:1], line[1:]
-            if kind == b"+":
-                return rest
-            if kind == b"-":
-                return RuntimeError(rest.decode())
-            if kind == b":":
-                return int(rest)
-            if kind == b"$":
-                n = int(rest)
-                return None if n < 0 else f.read(n + 2)[:-2]
-            if kind == b"*":
-                n = int(rest)
-                return None if n < 0 else [reply() for _ in range(n)]
-            raise RuntimeError(f"RESP {line!r}")
-        return reply()
+    """One RESP command on its own connection (sheetkit.redis): its reply, an error reply raised."""
+    return redis_call(port, *args, timeout=5)
 
 
 def rid(prefix: str) -> str:

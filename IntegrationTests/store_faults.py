@@ -44,14 +44,19 @@ import uuid
 
 from sheetkit import delay_proxy  # noqa: E402
 from sheetkit.harness import HOST, KeepAlive, RedisServer, Sheetd, decoded, free_port, free_ports, wait_until  # noqa: E402
+from sheetkit.redis import Resp, RespError, SentinelGroup, call, info, write_calls  # noqa: E402
 from sheetkit.sse import ResumePoint, StreamBody, open_stream  # noqa: E402
 
 FAULTS = ["restart-empty", "restart-persistent", "killed", "stopped", "backlog", "slow", "promoted"]
+# Redis Sentinel (issue 30): a primary, two replicas, three Sentinels; not in the default list (the
+# check sentinel-test runs them: IntegrationTests/fault-test --only sentinel).
+SENTINEL_FAULTS = ["sentinel-failover", "sentinel-kill", "sentinel-stop"]
 P = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 P.add_argument("--bin", required=True, help="the sheetd binary")
 P.add_argument("--out", required=True, help="folder for result.json, errors.jsonl, report.md and the logs")
 P.add_argument("--long", action="store_true", help="longer outages, more users")
-P.add_argument("--only", default="", help=f"comma-separated faults to run (default all: {','.join(FAULTS)})")
+P.add_argument("--only", default="", help=f"comma-separated faults to run (default: {','.join(FAULTS)}; "
+               f"also {','.join(SENTINEL_FAULTS)}, or `sentinel` for the three)")
 ARGS = P.parse_args()
 
 LONG = ARGS.long
@@ -77,56 +82,6 @@ def now() -> float:
 
 # --------------------------------------------------------------------------------------------
 # Redis, read directly (RESP over a socket): the program's own view of what the store holds.
-
-
-class RespError(Exception):
-    pass
-
-
-class Resp:
-    """One connection to a redis-server; `call` sends a command and reads its reply."""
-
-    def __init__(self, port: int, timeout: float = 3.0):
-        self.sock = socket.create_connection((HOST, port), timeout=timeout)
-        self.file = self.sock.makefile("rb")
-
-    def call(self, *args):
-        out = [f"*{len(args)}\r\n".encode()]
-        for a in args:
-            b = a if isinstance(a, bytes) else str(a).encode()
-            out.append(f"${len(b)}\r\n".encode() + b + b"\r\n")
-        self.sock.sendall(b"".join(out))
-        return self.reply()
-
-    def reply(self):
-        line = self.file.readline()
-        if not line:
-            raise OSError("redis closed the connection")
-        kind, body = line[:1], line[1:-2]
-        if kind == b"+":
-            return body.decode()
-        if kind == b"-":
-            raise RespError(body.decode())
-        if kind == b":":
-            return int(body)
-        if kind == b"$":
-            n = int(body)
-            return None if n < 0 else self.file.read(n + 2)[:-2]
-        if kind == b"*":
-            n = int(body)
-            return None if n < 0 else [self.reply() for _ in range(n)]
-        raise OSError(f"unexpected reply {line!r}")
-
-    def close(self):
-        self.sock.close()
-
-
-def redis_call(port: int, *args, timeout: float = 3.0):
-    r = Resp(port, timeout)
-    try:
-        return r.call(*args)
-    finally:
-        r.close()
 
 
 def stored(port: int, ids) -> dict:
@@ -167,11 +122,6 @@ def all_keys(port: int) -> dict:
                 return out
     finally:
         r.close()
-
-
-def info(port: int, section: str) -> dict:
-    text = redis_call(port, "INFO", section).decode()
-    return dict(line.split(":", 1) for line in text.split("\r\n") if ":" in line)
 
 
 # --------------------------------------------------------------------------------------------
@@ -819,14 +769,14 @@ def fault_restart(run: Run, persistent: bool):
         park(run, redis.url)
         start_load(run)
         time.sleep(WARMUP)
-        before = redis_call(redis.port, "DBSIZE")
+        before = call(redis.port, "DBSIZE")
         t_fault = now()
         redis.kill()
         redis = RedisServer(port=redis.port, log=redis_log(run), **kw).start()
         t_back = now()
         run.away.append((t_fault, t_back))
         run.back.append(t_back)
-        after = redis_call(redis.port, "DBSIZE")
+        after = call(redis.port, "DBSIZE")
         parked = stored(redis.port, run.parked)
         parked_kept = sum(1 for s in run.parked if parked.get(s) and parked[s][0] == "live")
         watch_return(run, "restart", t_back)
@@ -1031,7 +981,7 @@ def fault_promoted(run: Run):
         t_fault = now()
         primary.kill()
         time.sleep(2.0)
-        redis_call(replica.port, "REPLICAOF", "NO", "ONE")
+        call(replica.port, "REPLICAOF", "NO", "ONE")
         t_promote = now()
         run.store_port = replica.port
         behind = stored(replica.port, snapshot)
@@ -1091,6 +1041,157 @@ def fault_promoted(run: Run):
         primary.stop()
 
 
+def unavailable_windows(run: Run) -> dict:
+    """Per kind of request: the longest stretch from a failed request (a 5xx or no answer) to the
+    next request of that kind answered 2xx (s), and how many such stretches there were."""
+    out = {}
+    for kind in sorted({r[2] for r in run.requests}):
+        reqs = sorted((r for r in run.requests if r[2] == kind), key=lambda r: r[0])
+        opened, longest, count = None, 0.0, 0
+        for t0, t1, _k, status, *_ in reqs:
+            if status == 0 or status >= 500:
+                if opened is None:
+                    opened, count = t0, count + 1
+            elif 200 <= status < 300 and opened is not None:
+                longest, opened = max(longest, t1 - opened), None
+        if opened is not None:
+            longest = max(longest, now() - opened)
+        out[kind] = [round(longest, 3), count]
+    return out
+
+
+def read_back(run: Run) -> tuple[int, int, list]:
+    """Every session a client was told exists, read over HTTP from each instance in turn (the one
+    that does not hold it loads it from the store): (sessions, reads that did not find its last
+    acknowledged state, examples). A user's session must answer with the `time` of its last
+    accepted event (client clock); the others must answer 200."""
+    users = {u.sid: u for u in run.users if u.created.is_set()}
+    live = set(users) | set(run.probes) | set(run.churn_live)
+    c = Client(run)
+    bad, examples = 0, []
+    for k, sid in enumerate(sorted(live)):
+        for inst in (run.instances[k % 2], run.instances[1 - k % 2]):
+            status, obj, _ = c.persist(inst, "GET", f"/sessions/{sid}", None, "final read", ok=(200,))
+            ok = status == 200
+            u = users.get(sid)
+            if ok and u is not None and u.accepted:
+                ok = isinstance(obj, dict) and abs(float(obj.get("time", -1)) - u.accepted[-1]) < 1e-6
+            if not ok:
+                bad += 1
+                if len(examples) < 10:
+                    examples.append({"id": sid, "instance": inst.n, "status": status,
+                                     "time": obj.get("time") if isinstance(obj, dict) else str(obj)[:200],
+                                     "last accepted": u.accepted[-1] if u is not None and u.accepted else None})
+    return len(live), bad, examples
+
+
+def fault_sentinel(run: Run, how: str):
+    """A primary, two replicas and three Sentinels; both instances on `redis+sentinel://`, none
+    restarted. `failover`: SENTINEL FAILOVER (the old primary stays up and is demoted later);
+    `kill`: the primary killed -9, started again empty at its address 3 s after the switch (the old
+    primary coming back); `stop`: the primary SIGSTOPped until the Sentinels have switched, then
+    SIGCONT (it wakes up as a primary with its old data). Every acknowledged creation and every
+    accepted event must be there at the end, read from Redis and from either instance."""
+    group = SentinelGroup(os.path.join(ARGS.out, f"{run.name}-group"), replicas=2, sentinels=3)
+    try:
+        group.start()
+        old = group.servers[0]
+        run.store_port = old.port
+        setup(run, group.url)
+        start_load(run)
+        time.sleep(WARMUP)
+        replication = info(old.port, "replication")
+        offsets = [int(info(r.port, "replication").get("master_repl_offset", 0)) for r in group.servers[1:]]
+        run.figures["replication bytes the best replica lacked at the fault"] = \
+            int(replication["master_repl_offset"]) - max(offsets)
+        t_fault = now()
+        if how == "failover":
+            group.failover()
+        elif how == "kill":
+            old.kill()
+        else:
+            old.pause()
+        # The switch, as the Sentinels tell it (any of them: each announces it once it knows).
+        wait_until("the Sentinels to name a new primary",
+                   lambda: any(group.primary_port(k) != old.port for k in range(len(group.sentinel_ports))),
+                   60, interval=0.02)
+        t_switch = now()
+        new_port = next(p for p in (group.primary_port(k) for k in range(len(group.sentinel_ports))) if p != old.port)
+        run.store_port = new_port
+        run.back.append(t_switch)
+        run.away.append((t_fault, t_switch))
+        run.figures["fault → Sentinels name the new primary (s)"] = round(t_switch - t_fault, 3)
+        # From the switch on: when the new primary has every session the instances held then.
+        recovery = threading.Thread(target=watch_return, args=(run, how, t_switch), daemon=True)
+        recovery.start()
+        # The old primary: what it executed while it was still a primary after the switch (every
+        # 20 ms: its role and its count of data-changing commands), until it is a replica.
+        if how == "kill":
+            time.sleep(3.0)
+            old = group.server(0, port=old.port)  # empty: no persistence
+            group.servers[0] = old
+            t_old_back = now()
+            base = 0
+        elif how == "stop":
+            old.resume()
+            t_old_back = now()
+            base = None  # what it executes on waking includes what was queued before the switch
+        else:
+            t_old_back = t_switch
+            base = write_calls(old.port)  # what it executes from the switch on is lost when it is demoted
+        as_primary, demoted_at, first = None, None, None
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                role = info(old.port, "replication")["role"]
+                calls = write_calls(old.port)
+            except (OSError, RespError):
+                time.sleep(0.02)
+                continue
+            if role != "master":
+                demoted_at = now()
+                break
+            as_primary, first = calls, calls if first is None else first
+            time.sleep(0.02)
+        run.figures["old primary back / switch → old primary a replica (s)"] = [
+            round(t_old_back - t_fault, 3), None if demoted_at is None else round(demoted_at - t_switch, 3)]
+        run.check(demoted_at is not None, "the Sentinels made the old primary a replica")
+        if base is None:
+            base = first
+        wrote = None if as_primary is None or base is None else as_primary - base
+        run.figures["writes the old primary executed as a primary after the fault (seen every 20 ms)"] = wrote
+        if how != "stop":
+            # (A stopped primary executes on waking what was sent to it before the switch: not a verdict.)
+            run.check(not wrote, f"no write executed by the old primary after the switch: {wrote}")
+        recovery.join(35)
+        time.sleep(TAIL)
+        run.figures["first creation acknowledged after the switch (s)"] = first_creation_after(run, t_switch)
+        fig, during, acked, events, loads = away_figures(run, "fault → switch", t_fault, t_switch)
+        events_lost, _ = finish(run)
+        run.check(events_lost == 0, f"no accepted event lost: {events_lost}")
+        run.check(run.errors["recovery"] == 0, "every held session was on the new primary after the switch")
+        sessions, bad, examples = read_back(run)
+        for e in examples:
+            run.error("final read", f"{e}")
+        run.figures["sessions read back from both instances / reads without their last acknowledged state"] = \
+            [sessions, bad]
+        run.check(bad == 0, f"every acknowledged session read back at its last acknowledged state from both "
+                            f"instances: {bad} of {2 * sessions} reads were not")
+        run.figures["answers by status and code"] = dict(sorted(collections.Counter(
+            f"{r[3]} {r[5]}".strip() if r[3] else "no answer" for r in run.requests).items()))
+        run.figures["longest unavailable s / stretches, by request kind"] = unavailable_windows(run)
+        switches = {}
+        for inst in run.instances:
+            m = read_metrics(inst) or {}
+            switches[inst.n] = m.get("sheetd_store_returns_total")
+        run.figures["sheetd_store_returns_total per instance"] = switches
+        run.figures["instance exits"] = stop_instances(run)
+        run.check(all(x == 0 for x in run.figures["instance exits"]), f"instances exited 0: {run.figures['instance exits']}")
+    finally:
+        stop_instances(run)
+        group.stop()
+
+
 # --------------------------------------------------------------------------------------------
 # The report.
 
@@ -1112,7 +1213,8 @@ def table(fig: dict) -> list[str]:
 
 def main() -> int:
     os.makedirs(ARGS.out, exist_ok=True)
-    chosen = [f for f in (ARGS.only.split(",") if ARGS.only else FAULTS) if f]
+    chosen = [f for f in (ARGS.only.replace("sentinel", ",".join(SENTINEL_FAULTS)) if ARGS.only == "sentinel"
+                          else ARGS.only).split(",") if f] or FAULTS
     plan = {
         "restart-empty": ("Redis restarted without persistence (kill -9, same port, empty)",
                           lambda r: fault_restart(r, False), 64),
@@ -1126,6 +1228,12 @@ def main() -> int:
                     "changed meanwhile", lambda r: fault_away(r, "killed", 6.0 if not LONG else 15.0, 1), 1),
         "slow": ("Redis behind a delay proxy: +200 ms round trip, then +2500 ms (over the 1 s deadline)", fault_slow, 64),
         "promoted": ("Replica promoted: primary kill -9, REPLICAOF NO ONE, instances restarted onto it", fault_promoted, 64),
+        "sentinel-failover": ("Sentinel: SENTINEL FAILOVER under load, no instance restarted",
+                              lambda r: fault_sentinel(r, "failover"), 64),
+        "sentinel-kill": ("Sentinel: primary kill -9 under load, back empty at its address after the switch",
+                          lambda r: fault_sentinel(r, "kill"), 64),
+        "sentinel-stop": ("Sentinel: primary SIGSTOPped until the switch, then SIGCONT (wakes as a primary)",
+                          lambda r: fault_sentinel(r, "stop"), 64),
     }
     runs = []
     for name in chosen:

@@ -396,10 +396,13 @@ class Proxy(Process):
     haproxy's access log its stdout (out/access.log). Up once it accepts a connection (no request: with
     no instance up yet, a request would mark them all failed)."""
 
-    def __init__(self, kind: str, out: str, port: int, servers: Sequence[int], server_params: str = "") -> None:
+    def __init__(self, kind: str, out: str, port: int, servers: Sequence[int], server_params: str = "",
+                 haproxy_server_params: str = "") -> None:
         super().__init__(kind)
         self.kind, self.out, self.port = kind, os.path.abspath(out), port
         self.servers, self.server_params = list(servers), server_params
+        # Words appended to each haproxy server line (`no-check`): server_params are nginx's.
+        self.haproxy_server_params = haproxy_server_params
 
     def start(self) -> "Proxy":
         out = self.out
@@ -423,7 +426,8 @@ class Proxy(Process):
             # deploy/haproxy.cfg itself, plus the backend's server list.
             with open(os.path.join(out, "servers.cfg"), "w") as f:
                 f.write("backend sheetd from sheetd-backend\n")
-                f.writelines(f"    server s{n} {HOST}:{p}\n" for n, p in enumerate(self.servers))
+                f.writelines(f"    server s{n} {HOST}:{p} {self.haproxy_server_params}".rstrip() + "\n"
+                             for n, p in enumerate(self.servers))
             args = ["-f", os.path.join(ROOT, "deploy", "haproxy.cfg"), "-f", os.path.join(out, "servers.cfg")]
             env = {**os.environ, "SHEETD_LISTEN": f"{HOST}:{self.port}"}
             if subprocess.run(["haproxy", "-c", "-q"] + args, env=env).returncode != 0:
