@@ -184,6 +184,28 @@ public struct ScrollCheck: Sendable, CustomStringConvertible {
     public var description: String { rule }
 }
 
+/// A row of "Release rules a designer shapes": a fluid session with `options` (JSON members)
+/// resting at `detent`, a drag begun and released at once with `velocity`: where the card goes.
+public struct ShapedReleaseCheck: Sendable, CustomStringConvertible {
+    /// The options as JSON members, e.g. `"dismissFrom": "lowest"`.
+    public let options: String
+    public let detent: String
+    public let velocity: Double
+    public let target: String
+    public let rule: String
+
+    init(_ options: String, _ detent: String, _ velocity: Double, _ target: String, _ rule: String) {
+        (self.options, self.detent, self.velocity, self.target, self.rule) = (options, detent, velocity, target, rule)
+    }
+
+    /// The session's configuration as JSON (fluid, client clock).
+    public var configuration: String {
+        #"{"preset": "fluid", "options": {\#(options)}, "initialDetent": "\#(detent)", "clock": "client"}"#
+    }
+
+    public var description: String { rule }
+}
+
 public enum CheckValues {
     /// The detent each preset rests at before a drag in the tables (no drag limit in the way), and
     /// its constant.
@@ -357,5 +379,28 @@ public enum CheckValues {
         ScrollCheck(
             false, 1, "full", fling: true, 5000, "hidden", nil,
             "fling: v/(H − c) = 5000/779 ≥ 5.5 removes the card"),
+    ]
+
+    /// "Release rules a designer shapes" (default detents; projection p = c + (v/1000)·499).
+    public static let shapedReleases: [ShapedReleaseCheck] = [
+        ShapedReleaseCheck(
+            #""thresholds": {"expand": 0.25, "collapse": 0.5, "dismiss": 0.75}"#, "half", -200, "full",
+            "expand: p = 298.7 is 0.262 of the way to full ≥ 0.25"),
+        ShapedReleaseCheck(
+            #""thresholds": {"expand": 0.25, "collapse": 0.5, "dismiss": 0.75}"#, "half", 200, "half",
+            "collapse: p = 498.3 is 0.303 of the way to tip < 0.5: stays"),
+        ShapedReleaseCheck(
+            #""thresholds": {"expand": 0.25, "collapse": 0.5, "dismiss": 0.75}"#, "tip", 100, "tip",
+            "dismiss: p = 777.9 is 0.723 of the way to hidden < 0.75: stays"),
+        ShapedReleaseCheck(
+            #""thresholds": {"expand": 0.25, "collapse": 0.5, "dismiss": 0.75}"#, "tip", 120, "hidden",
+            "dismiss: p = 787.88 is 0.868 of the way to hidden ≥ 0.75"),
+        ShapedReleaseCheck(
+            #""dismissFrom": "lowest""#, "half", 3000, "tip",
+            "lowest: no removal from half (v/(H − c) = 7.5); the projection stops at tip"),
+        ShapedReleaseCheck(
+            #""dismissFrom": "any""#, "half", 3000, "hidden", "any: removal from half, v/(H − c) = 7.5 ≥ 5.5"),
+        ShapedReleaseCheck(
+            #""dismissFrom": "lowest""#, "tip", 400, "hidden", "lowest: removal from tip, v/(H − c) = 5.8 ≥ 5.5"),
     ]
 }

@@ -146,3 +146,23 @@ func momentumAcrossTheBoundary(_ row: ScrollCheck) throws {
         #expect(out.scrollFling == nil)
     }
 }
+
+@Test(arguments: CheckValues.shapedReleases)
+func shapedRelease(_ row: ShapedReleaseCheck) throws {
+    // The row's options as the engine takes them (a small JSON-to-OptionValue reading of its own
+    // members: strings, numbers and one level of objects).
+    var options: [(key: String, value: OptionValue)] = []
+    if row.options.contains("thresholds") {
+        options.append(
+            (
+                "thresholds",
+                .object([("expand", .number(0.25)), ("collapse", .number(0.5)), ("dismiss", .number(0.75))])
+            ))
+    }
+    if row.options.contains("\"lowest\"") { options.append(("dismissFrom", .string("lowest"))) }
+    if row.options.contains("\"any\"") { options.append(("dismissFrom", .string("any"))) }
+    var s = try SheetSession(model: SheetModel(preset: .fluid, options: options), initialDetent: row.detent)
+    _ = s.handle(.pan(PanEvent(phase: .began)), at: 1)
+    let out = s.handle(.pan(PanEvent(phase: .ended, velocity: row.velocity)), at: 1)
+    #expect(out.snap?.detent.name == row.target, "\(out.snap?.reason ?? "no snap")")
+}

@@ -99,6 +99,15 @@ extension ServiceIntegration {
             }
         }
 
+        @Test(arguments: CheckValues.shapedReleases)
+        func shapedReleases(_ row: ShapedReleaseCheck) throws {
+            let c = try InProcessService()
+            #expect(try c.put("s", row.configuration).status == 201)
+            #expect(try c.pan("s", #"{"phase": "began", "time": 1}"#).status == 200)
+            let r = try c.pan("s", #"{"phase": "ended", "velocity": \#(row.velocity), "time": 1}"#)
+            #expect(obj(r.json?["snap"])?["detent"] as? String == row.target, "\(r.text)")
+        }
+
         @Test(arguments: CheckValues.showFrames)
         func showFramesAt30FPSThroughSimulate(_ row: ShowFramesCheck) throws {
             let c = try InProcessService()

@@ -123,6 +123,16 @@ struct Gen {
             // spring's momentum to the content (with springs that overshoot, so that it happens).
             if maybe(0.3) { o.append(("contentScrollsAt", pick([.string("everywhere"), .string("topMost")]))) }
             if maybe(0.3) { o.append(("dragFirst", .string(pick(["content", "sheet"])))) }
+            // Release rules a designer shapes: removal from the lowest detent only, thresholds per
+            // transition (some out of range: refused).
+            if maybe(0.3) { o.append(("dismissFrom", .string(pick(["any", "lowest"])))) }
+            if maybe(0.3) {
+                var t: [(key: String, value: OptionValue)] = []
+                for key in ["expand", "collapse", "dismiss"] where chance(0.8) {
+                    t.append((key, .number(pick([uniform(0.05, 1), 0.3, 0.5, 1, 0]))))
+                }
+                o.append(("thresholds", chance(0.1) ? .null : .object(t)))
+            }
             if maybe(0.4) {
                 o.append(("momentumHandOff", .bool(true)))
                 if chance(0.5) { o.append(("dampingRatio", .number(pick([0.5, 0.7, 1, 1.3])))) }

@@ -72,7 +72,8 @@ struct ClientLayoutLaw {
         var out = reachable.map { (name: rules[$0.index].name, constant: $0.constant) }
         if keyboard == "lift", k > 0 {
             let bound = top == .infinity ? 0 : top
-            out = out.map { ($0.name, max($0.constant - k, bound)) }
+            let covered = min(k, h)
+            out = out.map { ($0.name, max($0.constant - covered, bound)) }
         }
         if hideable { out.append(("hidden", H)) }
         return (out, unreachable)

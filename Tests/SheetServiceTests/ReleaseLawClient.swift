@@ -146,6 +146,7 @@ struct ClientReleaseLaw {
             case "velocity": v
             case "velocityPerDistance": v / max(w.to - c, 1)
             case "fraction": w.toward - w.from == 0 ? 0 : (c - w.from) / (w.toward - w.from)
+            case "projectedFraction": w.toward - w.from == 0 ? 0 : ((projected ?? c) - w.from) / (w.toward - w.from)
             default: .nan
             }
         }

@@ -5,9 +5,9 @@ public enum ReleaseCondition: Sendable, Hashable {
     /// The drag began at the detent of this name.
     case origin(String)
 
-    func holds(constant c: Double, velocity v: Double, origin: Detent) -> Bool {
+    func holds(constant c: Double, velocity v: Double, origin: Detent, projected: Double?) -> Bool {
         switch self {
-        case let .compare(q, op, value): op.holds(q.value(constant: c, velocity: v), value)
+        case let .compare(q, op, value): op.holds(q.value(constant: c, velocity: v, projected: projected), value)
         case let .origin(name): origin.name == name
         }
     }

@@ -47,7 +47,8 @@ public struct ReleaseLaw: Sendable {
     /// the card (steps 2 and 3), and why.
     public func snap(constant c: Double, velocity v: Double, origin: Detent) -> Snap {
         let projected = projection?.project(constant: c, velocity: v)
-        for rule in rules where rule.conditions.allSatisfy({ $0.holds(constant: c, velocity: v, origin: origin) }) {
+        for rule in rules
+        where rule.conditions.allSatisfy({ $0.holds(constant: c, velocity: v, origin: origin, projected: projected) }) {
             let choice = rule.target.choose(constant: c, projected: projected)
             let facts = ReleaseFacts(
                 constant: c, velocity: v, origin: origin, projected: projected, beyond: choice.beyond)

@@ -20,9 +20,9 @@ public struct Layout: Sendable, Hashable {
         self.contentHeight = nil
     }
 
-    /// A validated layout: the inset finite and ≥ 0 (a keyboard taller than the screen, as after a
-    /// rotation that left the inset as it was, covers the screen: clamped to its height), the
-    /// content height finite within [0, 1e6] points.
+    /// A validated layout: the inset finite and ≥ 0 (one taller than the screen, as after a
+    /// rotation that left the inset as it was, covers the screen: `LayoutLaw` takes min(inset, h)),
+    /// the content height finite within [0, 1e6] points.
     public init(geometry: Geometry, keyboardInset: Double, contentHeight: Double?) throws(ConfigurationError) {
         guard keyboardInset.isFinite, keyboardInset >= 0 else {
             throw .invalidOption(
@@ -37,7 +37,7 @@ public struct Layout: Sendable, Hashable {
             }
         }
         self.geometry = geometry
-        self.keyboardInset = min(keyboardInset, geometry.height)
+        self.keyboardInset = keyboardInset
         self.contentHeight = contentHeight
     }
 

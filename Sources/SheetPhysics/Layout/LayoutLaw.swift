@@ -13,8 +13,9 @@
 ///    detent above it (constant < fit) is unreachable: the card would show empty space below its
 ///    content;
 /// 4. the reachable detents, ordered by constant (a tie keeps the order of `detents`);
-/// 5. `keyboard` = `lift` with keyboardInset k > 0: each constant c becomes max(c − k, top) (top as
-///    in step 2: the top-most detent bounds the lift even where the content cannot reach it);
+/// 5. `keyboard` = `lift` with k = min(keyboardInset, height) > 0: each constant c becomes
+///    max(c − k, top) (top as in step 2: the top-most detent bounds the lift even where the
+///    content cannot reach it);
 /// 6. `hideable`: the detent `hidden` at H follows.
 public struct LayoutLaw: Sendable, Hashable {
     /// The visible detents' rules, in the order the options named them.
@@ -71,7 +72,7 @@ public struct LayoutLaw: Sendable, Hashable {
         var out = reachable.map { Detent(name: detents[$0.index].name, constant: $0.constant) }
         if keyboard == .lift, layout.keyboardInset > 0 {
             let bound = top ?? 0
-            let k = layout.keyboardInset
+            let k = min(layout.keyboardInset, g.height)
             out = out.map { Detent(name: $0.name, constant: max($0.constant - k, bound)) }
         }
         if hideable { out.append(Detent(name: "hidden", constant: H, isHidden: true)) }

@@ -52,6 +52,14 @@ enum Fluid: Preset {
                 "at a detent where the content scrolls, who takes an upward drag first: content, or sheet (it grows to the top-most first)"
             ),
             OptionInfo(
+                "dismissFrom", "string", .string("any"),
+                "where a release may remove the card: any detent, or only the lowest (never skip a detent on the way out)"
+            ),
+            OptionInfo(
+                "thresholds", "object|null", .null,
+                "{\"expand\": f, \"collapse\": f, \"dismiss\": f}, each in (0, 1]: a release moves to the next detent once the projection passed that fraction of the way (null: the nearest detent to the projection)"
+            ),
+            OptionInfo(
                 "momentumHandOff", "boolean", .bool(false),
                 "a release spring that reaches the top-most detent with velocity left hands it to the content (scrollFling)"
             ),
@@ -150,6 +158,12 @@ enum Fluid: Preset {
                 field: "options.dragFirst", reason: "must be \"content\" or \"sheet\", got \"\(dragFirst)\"")
         }
         let momentumHandOff = try reader.bool("momentumHandOff", default: false)
+        let dismissFrom = try reader.string("dismissFrom") ?? "any"
+        guard dismissFrom == "any" || dismissFrom == "lowest" else {
+            throw .invalidOption(
+                field: "options.dismissFrom", reason: "must be \"any\" or \"lowest\", got \"\(dismissFrom)\"")
+        }
+        let thresholds = try ReleaseThresholds(reader.take("thresholds"))
         let layoutLaw = LayoutLaw(
             detents: detentRules, hideable: hideable, keyboard: keyboard, keyboardDrag: keyboardDrag, motion: motion)
         let (placed, unreachable) = layoutLaw.resolve(layout)
@@ -189,26 +203,9 @@ enum Fluid: Preset {
             lower: visible[0].constant, upper: detents[detents.count - 1].constant,
             rubberBand: rubberBand ? RubberBand(coefficient: 0.55, dimension: geometry.height) : nil, dimmer: dimmer,
             progress: ProgressScale(spanning: detents))
-        var rules: [ReleaseRule] = []
-        // Removal by velocity relative to the distance left to hidden (v / (H − c), per second).
-        if hideable {
-            rules.append(
-                ReleaseRule(
-                    [
-                        .compare(.velocity, .greater, 0),
-                        .compare(.velocityPerDistance(to: H), .greaterOrEqual, removal),
-                    ], .detent(hidden)
-                ) {
-                    "removal: velocity/distance \(Format.number($0.velocity / max(H - $0.constant, 1))) ≥ \(Format.number(removal))"
-                })
-        }
-        // The nearest detent to the momentum projection (clamped unless skipDetents); a tie goes
-        // to the upper one.
-        rules.append(
-            ReleaseRule([], .nearest(candidates: detents, toProjection: true, clampToNeighbours: !skip)) { f in
-                let note = f.beyond.map { " beyond \($0.name)" } ?? ""
-                return "projected \(Format.number(f.projected ?? f.constant, decimals: 1))\(note)"
-            })
+        let rules = releaseRules(
+            visible: visible, hidden: hideable ? hidden : nil, removal: removal, skip: skip,
+            sequential: dismissFrom == "lowest", thresholds: thresholds)
         let releaseLaw = ReleaseLaw(
             projection: MomentumProjection(decelerationRate: rate), rules: rules,
             motions: [MotionRule([], .spring(response: response, dampingRatio: zeta))], alphaRule: .position,
@@ -225,7 +222,8 @@ enum Fluid: Preset {
                 ("maxDimAlpha", .number(maxDim)), ("response", .number(response)), ("dampingRatio", .number(zeta)),
                 ("keyboard", .string(keyboard.rawValue)), ("keyboardDrag", .bool(keyboardDrag)),
                 ("layoutMotion", .string(motion.name)), ("contentScrollsAt", contentScroll.option),
-                ("dragFirst", .string(dragFirst)), ("momentumHandOff", .bool(momentumHandOff)),
+                ("dragFirst", .string(dragFirst)), ("dismissFrom", .string(dismissFrom)),
+                ("thresholds", thresholds?.option ?? .null), ("momentumHandOff", .bool(momentumHandOff)),
             ])
     }
 }

@@ -220,6 +220,10 @@ enum ReplyJSON {
                 w.member("quantity", "fraction")
                 w.member("from", from)
                 w.member("toward", toward)
+            case let .projectedFraction(from, toward):
+                w.member("quantity", "projectedFraction")
+                w.member("from", from)
+                w.member("toward", toward)
             }
             w.member("is", comparison.rawValue)
             w.member("value", value)
