@@ -830,11 +830,12 @@ function layoutOf(s) {
 }
 
 /**
- * An answered animation in closed form (a physical spring or a timing curve), to sample its
- * position and velocity exactly; null for a curve whose parameters the answer does not carry.
- * @param {Animation} a @param {DragLaw} dragLaw @returns {LocalAnimation | null}
+ * An answered animation in closed form (a spring, a duration spring or a timing curve), to sample
+ * with `sampleAnimation`; null where the answer does not carry its parameters.
+ * @param {Animation} a @param {DragLaw} dragLaw  the law its dimmer and progress follow
+ * @returns {LocalAnimation | null}
  */
-function closedForm(a, dragLaw) {
+export function closedForm(a, dragLaw) {
     if (!a || a.curve === undefined) return null;
     /** @type {LocalAnimation} */
     const local = { ...a, dragLaw, sampleAt: () => ({ x: 0, v: 0 }) };
