@@ -513,7 +513,7 @@ def layout_page(rtts=(0, 200)):
                 ok = ok and good
                 details.append(f"{rows} rows: content {content} pt → fit {snap.get('detents', {}).get('fit')} (H − (content + 96) = {expected}), drawn {c and c['constant']}")
             stats = card()["stats"]
-            check(f"{label}: content-fit detents follow the content element's height", ok and clean(stats) and stats.get("layouts") == 3,
+            check(f"{label}: content-fit detents follow the content element's height", ok and clean(stats) and stats.get("layouts", 0) >= 3,
                   "; ".join(details) + f"; {counters(stats)}")
 
             # -- sheet-client.js's layout law against sheetd, in Chromium (the table of layout_law_check.js)
