@@ -106,6 +106,21 @@ def main() -> int:
         assert len(released["frames"]) == 19 and released["frames"][-1]["constant"] == 18, len(released["frames"])
         n += 3
 
+        # The layout block: a content-fit detent, the keyboard lifting it with its curve, then the
+        # keyboard gone and the content grown, each answer as the README describes it.
+        layout = curls("layout-session")
+        if len(layout) != 3:
+            fail("the layout session is not 3 commands")
+        created, up, down = (json.loads(run(line, port)) for line in layout)
+        assert created["detents"] == {"fit": 457, "tip": 728, "hidden": 797}, created["detents"]
+        assert created["unreachable"] == ["full"] and created["revision"] == 0, created
+        assert up["snap"]["detent"] == "fit" and up["animation"]["to"] == 166, up
+        assert up["animation"]["curve"] == "easeOut" and up["animation"]["duration"] == 0.25, up["animation"]
+        assert up["revision"] == 1 and up["detents"]["fit"] == 166, up
+        assert down["animation"]["to"] == 337 and down["animation"]["curve"] == "spring", down
+        assert down["revision"] == 2 and down["contentHeight"] == 420, down
+        n += 3
+
         # The streaming block: its first line runs in the background, the others drive it. A person
         # types it seconds after the curl session's dismiss, when that animation has played out; a
         # `once` stream opened while it still plays would print the dismiss instead of the show.

@@ -100,8 +100,24 @@ def _semantic_400(case: Any, response: Any) -> bool:
     # descriptions. Only a `changed` that left `translation` out qualifies.
     if code == "invalid-value" and re.fullmatch(r"translation|events\[\d+\]\.translation", field):
         return _changed_without_translation(case.body, field)
-    # "`fluid` also takes `scrollOffset`": on any other preset's session it is an unknown field.
-    if code == "unknown-field" and re.fullmatch(r"scrollOffset|events\[\d+\]\.scrollOffset", field):
+    # "`fluid` also takes `scrollOffset`": on any other preset's session it is an unknown field;
+    # likewise a layout event's `keyboardInset` and `contentHeight` (the `keyboard` and
+    # `contentFit` capabilities), decided by the session the request addresses.
+    if code == "unknown-field" and re.fullmatch(
+        r"(events\[\d+\]\.)?(scrollOffset|keyboardInset|contentHeight)", field
+    ):
+        return True
+    # `fling` is a phase of the presets with scroll hand-off only (the session's preset decides);
+    # on the others it is an unknown phase, and where the session is not resting where its content
+    # scrolls it is a 409, not a 400.
+    if code == "invalid-value" and re.fullmatch(r"(events\[\d+\]\.)?phase", field):
+        return "fling" in str(problem.get("detail", "")) or "layout" in str(problem.get("detail", ""))
+    # A layout event's options are checked as at creation (the preset's own, against the new
+    # layout); a layout event that would leave no reachable detent is refused.
+    if code == "invalid-value" and re.fullmatch(r"(events\[\d+\]\.)?(options\..*|contentHeight)", field):
+        return "magnitude" not in str(problem.get("detail", ""))
+    # Options of another preset in a layout event are unknown options for the session's preset.
+    if code == "unknown-option":
         return True
     return False
 

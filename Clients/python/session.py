@@ -141,6 +141,47 @@ def run(base: str) -> tuple[int, int]:
         typed(f"{preset}: GET snapshot", get_session.sync_detailed(sid, client=client))
         check(delete_session.sync_detailed(sid, client=client).status_code == 204, f"{preset}: deleted")
 
+    # A card in a living layout (fluid): a content-fit detent, the keyboard rising with its own
+    # curve, the content growing, a content fling handed to the card and a spring handing its
+    # momentum to the content, every answer typed and round-tripped.
+    living = typed("layout: created snapshot", create_session.sync_detailed(client=client, body=m.FluidConfig(
+        preset=m.FluidConfigPreset.FLUID, content_height=300, options=m.FluidOptions(
+            detents=m.FluidOptionsDetents.from_dict(
+                {"full": {"fromTop": 18}, "fit": {"content": 40}, "tip": {"height": 69}}),
+            content_scrolls_at=m.FluidOptionsContentScrollsAtType0.EVERYWHERE,
+            drag_first=m.FluidOptionsDragFirst.SHEET, momentum_hand_off=True, damping_ratio=0.5),
+        initial_detent="fit")), 201)
+    if living is not None:
+        sid = living.id
+        check(living.unreachable == ["full"] and living.revision == 0 and isinstance(living.layout_law, m.LayoutLaw),
+              "layout: the snapshot has its unreachable detents, revision and layout law", repr(living)[:300])
+        up = typed("layout: keyboard result", pan.sync_detailed(sid, client=client, body=m.LayoutEvent(
+            phase=m.LayoutEventPhase.LAYOUT, keyboard_inset=291,
+            motion=m.LayoutMotionType1(curve=m.LayoutMotionType1Curve.EASEOUT, duration=0.25))))
+        check(up is not None and up.revision == 1 and up.keyboard_inset == 291 and isinstance(up.layout_law, m.LayoutLaw)
+              and up.animation is not None and up.animation.to == 166,
+              "layout: the keyboard lifts the card, with the new laws of revision 1", repr(up)[:300])
+        grown = typed("layout: content result", pan.sync_detailed(sid, client=client, body=m.LayoutEvent(
+            phase=m.LayoutEventPhase.LAYOUT, keyboard_inset=0, content_height=420, motion=m.LayoutMotionType0.NONE)))
+        check(grown is not None and grown.revision == 2 and grown.detents.additional_properties.get("fit") == 337,
+              "layout: the content-fit detent follows the content", repr(grown)[:300])
+        flung = typed("layout: fling result", pan.sync_detailed(sid, client=client, body=m.FlingEvent(
+            phase=m.FlingEventPhase.FLING, velocity=900)))
+        check(flung is not None and isinstance(flung.snap, m.Snap), "layout: a content fling releases the card",
+              repr(flung)[:300])
+        typed("layout: GET snapshot", get_session.sync_detailed(sid, client=client))
+        check(delete_session.sync_detailed(sid, client=client).status_code == 204, "layout: deleted")
+    handing = typed("hand-off: created snapshot", create_session.sync_detailed(client=client, body=m.FluidConfig(
+        preset=m.FluidConfigPreset.FLUID, options=m.FluidOptions(momentum_hand_off=True, damping_ratio=0.5),
+        initial_detent="half")), 201)
+    if handing is not None:
+        typed("hand-off: began result", pan.sync_detailed(handing.id, client=client, body=m.PanEvent(phase=m.PanPhase.BEGAN)))
+        handed = typed("hand-off: ended result", pan.sync_detailed(handing.id, client=client, body=m.PanEvent(
+            phase=m.PanPhase.ENDED, velocity=-1000)))
+        check(handed is not None and isinstance(handed.scroll_fling, m.ScrollFling) and handed.scroll_fling.velocity < 0,
+              "hand-off: the release hands its momentum to the content (scrollFling)", repr(handed)[:300])
+        check(delete_session.sync_detailed(handing.id, client=client).status_code == 204, "hand-off: deleted")
+
     simulated = typed("simulate response", simulate.sync_detailed(client=client, body=m.SimulateRequest(
         config=m.FacebookConfig(preset=m.FacebookConfigPreset.FACEBOOK, initial_detent="normal"),
         events=[m.SimPanEvent(type_=m.SimPanEventType.PAN, time=0, phase=m.PanPhase.BEGAN),

@@ -32,6 +32,11 @@ public final class SheetModel: Sendable {
     public let layoutLaw: LayoutLaw?
     /// The detents the content cannot reach on this layout (left out of `detents`).
     public let unreachable: [String]
+    /// Where the content scrolls (scroll hand-off presets).
+    public let contentScroll: ContentScroll
+    /// At a detent where the content scrolls, whether the content takes an upward drag before the
+    /// sheet grows to the top-most detent.
+    public let contentFirst: Bool
 
     /// Where a new session that names no detent rests (the preset's `initialDetent`); nil: it
     /// starts hidden.
@@ -71,6 +76,8 @@ public final class SheetModel: Sendable {
         try reader.finish()
         layoutLaw = configuration.layoutLaw
         unreachable = configuration.unreachable
+        contentScroll = configuration.contentScroll
+        contentFirst = configuration.contentFirst
         detents = configuration.detents
         hiddenConstant = configuration.hiddenConstant
         showDefault = configuration.showDefault
@@ -103,6 +110,11 @@ public final class SheetModel: Sendable {
             if value != .null { options.append((key, value)) }
         }
         return try SheetModel(preset: preset, layout: next, options: options)
+    }
+
+    /// Whether the content scrolls while the card rests at `detent` (a preset with scroll hand-off).
+    func contentScrolls(at detent: Detent) -> Bool {
+        scrollHandOff && contentScroll.scrolls(at: detent, topMost: topMost)
     }
 
     /// The position of `detent` in `detents` (detents are compared by name, which is unique).
@@ -140,7 +152,7 @@ public final class SheetModel: Sendable {
         }
         return DragSegment(
             start: start, base: base, origin: detents[origin], contentCanScroll: scrollHandOff && contentCanScroll,
-            finish: finish)
+            contentFirst: contentFirst, finish: finish)
     }
 
     /// What moves the card from `from` to `to`: the release law's motion (twitter shows with its

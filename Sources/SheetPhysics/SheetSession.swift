@@ -133,6 +133,8 @@ public struct SheetSession: Sendable {
             result = dismiss(at: time)
         case let .layout(change):
             result = relayout(change, at: time)
+        case let .fling(velocity):
+            result = fling(velocity, at: time)
         }
         switch result.action {
         case .conflict, .invalid: phase = before
@@ -167,7 +169,7 @@ public struct SheetSession: Sendable {
             let d = model.detents[i]
             drag = Drag(
                 start: d.constant, base: translation, origin: i, constant: d.constant, lastTranslation: translation,
-                canScroll: d.constant == model.topMost.constant, consumer: .sheet)
+                canScroll: model.contentScrolls(at: d), consumer: .sheet)
         case let .animating(a):
             // Catch the card where it is on screen; a cancel goes to where it was heading.
             let c = a.sample(at: time).constant
@@ -208,8 +210,12 @@ public struct SheetSession: Sendable {
         let translation = pan.translation ?? drag.lastTranslation
         var consumer = Consumer.sheet
         var rebased = false
+        // The content takes the movement while it is scrolled (offset > 0), or when the finger
+        // moves up: first (`dragFirst` content), or once the sheet has grown to its top-most limit.
         if model.scrollHandOff, let offset = pan.scrollOffset, drag.canScroll,
-            offset > 0 || translation < drag.lastTranslation
+            offset > 0
+                || (translation < drag.lastTranslation
+                    && (model.contentFirst || drag.constant <= model.topMost.constant))
         {
             consumer = .scroll
         }
@@ -270,12 +276,11 @@ public struct SheetSession: Sendable {
             snap = model.releaseLaw.snap(constant: drag.constant, velocity: v, origin: model.detents[drag.origin])
         }
         lastTime = time
-        let a = startAnimation(
-            from: drag.constant, alpha: model.alpha(at: drag.constant), to: snap.detent, velocity: velocity, at: time,
-            isShow: false)
+        let (a, handed) = release(from: drag.constant, to: snap.detent, velocity: velocity, at: time)
         var result = outcome(.settle(a, snap), at: time)
         result.velocity = v
         result.velocitySource = source
+        result.scrollFling = handed
         if model.scrollHandOff { result.consumer = drag.consumer }
         return result
     }
@@ -291,6 +296,54 @@ public struct SheetSession: Sendable {
             isShow: false)
         var result = outcome(.settle(a, snap), at: time)
         result.velocity = 0
+        return result
+    }
+
+    /// A release's animation, from `from` at `velocity` to `target`; where the release law hands
+    /// the momentum to the content (`ReleaseLaw.handOff`), it ends as the spring first reaches
+    /// the top-most detent, and the content takes the velocity the card has then.
+    mutating func release(
+        from: Double, to target: Detent, velocity: Double, at time: Double
+    ) -> (Animation, ScrollFling?) {
+        if let h = model.releaseLaw.handOff, target.name == h.name, from > target.constant,
+            case let .spring(response, zeta, v) = model.animationCurve(
+                from: from, to: target, velocity: velocity, isShow: false
+            ).curve
+        {
+            let oscillator = DampedOscillator(
+                omega: Math.twoPi / response, dampingRatio: zeta, x0: from - target.constant, v0: v)
+            if let t = oscillator.firstCrossing(), t < Animation.settleTime(of: oscillator) {
+                let handed = oscillator.state(at: t).v
+                if handed < 0 {
+                    let a = startAnimation(
+                        from: from, alpha: model.alpha(at: from), to: target, velocity: velocity, at: time,
+                        isShow: false, motion: (.spring(response: response, dampingRatio: zeta, velocity: v), t))
+                    return (a, ScrollFling(time: time + t, velocity: handed))
+                }
+            }
+        }
+        let a = startAnimation(
+            from: from, alpha: model.alpha(at: from), to: target, velocity: velocity, at: time, isShow: false)
+        return (a, nil)
+    }
+
+    /// The content's fling reached the content's top with `velocity` (pt/s, > 0: downward) while
+    /// the card rests where the content scrolls: the card takes the momentum, released from its
+    /// detent by the release law.
+    private mutating func fling(_ velocity: Double, at time: Double) -> SheetOutcome {
+        settle(at: time)
+        guard case let .resting(i) = phase, model.contentScrolls(at: model.detents[i]) else {
+            return conflict(.noScroll(state: snapshot(at: time).state), at: time)
+        }
+        let origin = model.detents[i]
+        let snap = model.releaseLaw.snap(constant: origin.constant, velocity: velocity, origin: origin)
+        lastTime = time
+        finishedDrag = false
+        let (a, handed) = release(from: origin.constant, to: snap.detent, velocity: velocity, at: time)
+        var result = outcome(.settle(a, snap), at: time)
+        result.velocity = velocity
+        result.velocitySource = .client
+        result.scrollFling = handed
         return result
     }
 

@@ -91,9 +91,27 @@ enum EngineTarget {
                 event = .show(detent: names[i])
             case 6: event = .dismiss
             default:
-                // A look without an event: the session sampled where an animation may be mid-way.
-                checkSnapshot(session.snapshot(at: time), "\(preset) snapshot at \(time)")
-                continue
+                switch op & 0x38 {
+                case 0x08, 0x10:
+                    // A layout change: any inset and content height the decoders accept, or a
+                    // screen (the engine refuses an inset taller than it).
+                    var change = LayoutChange()
+                    if preset.has(.keyboard), op & 0x40 != 0 { change.keyboardInset = abs(r.number(limit: 1e6)) }
+                    if preset.has(.contentFit), op & 0x80 != 0 { change.contentHeight = abs(r.number(limit: 1e6)) }
+                    if op & 0x10 != 0 {
+                        change.geometry = try? Geometry(
+                            height: abs(r.number(limit: 1e6)), safeAreaTop: abs(r.number(limit: 1e6)),
+                            safeAreaBottom: abs(r.number(limit: 1e6)))
+                    }
+                    change.motion = [LayoutMotion.release, .none, .timed(.easeOut, duration: 0.25)][r.index(3)]
+                    event = .layout(change)
+                case 0x18 where preset.has(.scrollHandOff):
+                    event = .fling(velocity: max(abs(r.number(limit: 1e6)), 1e-9))
+                default:
+                    // A look without an event: the session sampled where an animation may be mid-way.
+                    checkSnapshot(session.snapshot(at: time), "\(preset) snapshot at \(time)")
+                    continue
+                }
             }
             let outcome = session.handle(event, at: time)
             let what = "\(preset) \(event) at \(time)"

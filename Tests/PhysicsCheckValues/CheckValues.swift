@@ -153,6 +153,37 @@ public struct LayoutCheck: Sendable, CustomStringConvertible {
     public var description: String { rule }
 }
 
+/// A row of "Momentum across the boundary": a fluid session (`momentumHandOff`, `dampingRatio`)
+/// resting at `detent`; either a drag begun and released at once with `velocity`, or (`fling`) the
+/// content's fling reaching its top with it. Where the card goes, and the hand-off to the content.
+public struct ScrollCheck: Sendable, CustomStringConvertible {
+    public let momentumHandOff: Bool
+    public let dampingRatio: Double
+    public let detent: String
+    public let fling: Bool
+    public let velocity: Double
+    public let target: String
+    /// Seconds after the release and the velocity (pt/s) at which the content takes over; nil: none.
+    public let handOff: (after: Double, velocity: Double)?
+    public let rule: String
+
+    init(
+        _ momentumHandOff: Bool, _ dampingRatio: Double, _ detent: String, fling: Bool, _ velocity: Double,
+        _ target: String, _ handOff: (Double, Double)?, _ rule: String
+    ) {
+        (self.momentumHandOff, self.dampingRatio, self.detent, self.fling, self.velocity) =
+            (momentumHandOff, dampingRatio, detent, fling, velocity)
+        (self.target, self.handOff, self.rule) = (target, handOff, rule)
+    }
+
+    /// The session's configuration as JSON (fluid, client clock).
+    public var configuration: String {
+        #"{"preset": "fluid", "options": {"momentumHandOff": \#(momentumHandOff), "dampingRatio": \#(dampingRatio)}, "initialDetent": "\#(detent)", "clock": "client"}"#
+    }
+
+    public var description: String { rule }
+}
+
 public enum CheckValues {
     /// The detent each preset rests at before a drag in the tables (no drag limit in the way), and
     /// its constant.
@@ -304,5 +335,27 @@ public enum CheckValues {
             false, "lift", nil, "half", [.screen(390, 0, 21)],
             [("full", 18), ("half", 195), ("tip", 321), ("hidden", 390)], [], ("half", 195),
             "rotation: the detents of the new screen, the card at its detent's new place"),
+    ]
+
+    /// "Momentum across the boundary" (default detents: full 18, half 398.5, tip 728, hidden 797;
+    /// ω = 2π/0.4 s).
+    public static let scrolls: [ScrollCheck] = [
+        ScrollCheck(
+            true, 1, "half", fling: false, -8000, "full", (0.188076, -105.4364),
+            "hand-off: a critical spring crosses the top-most detent when v0 < −ω·x0: t_c = −x0/(v0 + ω·x0)"),
+        ScrollCheck(
+            true, 0.5, "half", fling: false, -1000, "full", (0.142432, -1811.6301),
+            "hand-off: an underdamped spring crosses at θ/ω_d"),
+        ScrollCheck(
+            true, 1, "half", fling: false, -1000, "full", nil,
+            "no hand-off: the critical spring reaches the detent without crossing it"),
+        ScrollCheck(
+            false, 0.5, "half", fling: false, -1000, "full", nil, "no hand-off without momentumHandOff"),
+        ScrollCheck(
+            false, 1, "full", fling: true, 1200, "half", nil,
+            "fling: the content's momentum released from full, projected and clamped to the next detent"),
+        ScrollCheck(
+            false, 1, "full", fling: true, 5000, "hidden", nil,
+            "fling: v/(H − c) = 5000/779 ≥ 5.5 removes the card"),
     ]
 }

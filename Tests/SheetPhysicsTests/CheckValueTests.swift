@@ -119,3 +119,30 @@ func layoutChange(_ row: LayoutCheck) throws {
     #expect(snap.detent?.name == row.rest.0)
     #expect(close(snap.constant, row.rest.1, 0.01))
 }
+
+@Test(arguments: CheckValues.scrolls)
+func momentumAcrossTheBoundary(_ row: ScrollCheck) throws {
+    var s = try SheetSession(
+        model: SheetModel(
+            preset: .fluid,
+            options: [("momentumHandOff", .bool(row.momentumHandOff)), ("dampingRatio", .number(row.dampingRatio))]),
+        initialDetent: row.detent)
+    let out: SheetOutcome
+    if row.fling {
+        out = s.handle(.fling(velocity: row.velocity), at: 1)
+    } else {
+        _ = s.handle(.pan(PanEvent(phase: .began)), at: 1)
+        out = s.handle(.pan(PanEvent(phase: .ended, velocity: row.velocity)), at: 1)
+    }
+    let a = try #require(out.animation, "\(out.action)")
+    #expect(a.detent.name == row.target)
+    if let (after, velocity) = row.handOff {
+        let handed = try #require(out.scrollFling)
+        #expect(close(handed.time - 1, after, 1e-6))
+        #expect(close(handed.velocity, velocity, 1e-4))
+        #expect(close(a.duration, after, 1e-6))
+        #expect(a.sample(elapsed: a.duration).constant == a.to)
+    } else {
+        #expect(out.scrollFling == nil)
+    }
+}

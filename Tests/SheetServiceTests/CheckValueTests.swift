@@ -77,6 +77,28 @@ extension ServiceIntegration {
             #expect(abs((num(now.json?["constant"]) ?? .nan) - row.rest.1) < 0.01, "\(now.text)")
         }
 
+        @Test(arguments: CheckValues.scrolls)
+        func momentumAcrossTheBoundary(_ row: ScrollCheck) throws {
+            let c = try InProcessService()
+            #expect(try c.put("m", row.configuration).status == 201)
+            let r: Response
+            if row.fling {
+                r = try c.pan("m", #"{"phase": "fling", "velocity": \#(row.velocity), "time": 1}"#)
+            } else {
+                #expect(try c.pan("m", #"{"phase": "began", "time": 1}"#).status == 200)
+                r = try c.pan("m", #"{"phase": "ended", "velocity": \#(row.velocity), "time": 1}"#)
+            }
+            #expect(r.status == 200, "\(r.text)")
+            #expect(obj(r.json?["snap"])?["detent"] as? String == row.target, "\(r.text)")
+            let handed = obj(r.json?["scrollFling"])
+            if let (after, velocity) = row.handOff {
+                #expect(abs((handed?["time"].flatMap(num) ?? .nan) - 1 - after) < 1e-6, "\(r.text)")
+                #expect(abs((handed?["velocity"].flatMap(num) ?? .nan) - velocity) < 1e-4, "\(r.text)")
+            } else {
+                #expect(handed == nil, "\(r.text)")
+            }
+        }
+
         @Test(arguments: CheckValues.showFrames)
         func showFramesAt30FPSThroughSimulate(_ row: ShowFramesCheck) throws {
             let c = try InProcessService()

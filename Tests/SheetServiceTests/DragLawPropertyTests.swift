@@ -119,6 +119,14 @@ struct Gen {
             if maybe(0.4) { o.append(("undimmedDetent", .string(chance(0.05) ? "nowhere" : pick(names)))) }
             if maybe(0.4) { o.append(("maxDimAlpha", .number(pick([uniform(0, 1), 0, 1])))) }
             if maybe(0.2) { o.append(("skipDetents", .bool(chance(0.5)))) }
+            // Where the content scrolls, who takes an upward drag first, and the hand-off of a
+            // spring's momentum to the content (with springs that overshoot, so that it happens).
+            if maybe(0.3) { o.append(("contentScrollsAt", pick([.string("everywhere"), .string("topMost")]))) }
+            if maybe(0.3) { o.append(("dragFirst", .string(pick(["content", "sheet"])))) }
+            if maybe(0.4) {
+                o.append(("momentumHandOff", .bool(true)))
+                if chance(0.5) { o.append(("dampingRatio", .number(pick([0.5, 0.7, 1, 1.3])))) }
+            }
         }
         o.shuffle(using: &rng)  // the order of options does not matter
         return o
@@ -164,6 +172,8 @@ private struct Tally {
     var rebases = 0
     /// Releases and cancels predicted from the release law.
     var releases = 0
+    /// Releases that handed the card's momentum to the content (fluid's `momentumHandOff`).
+    var handOffs = 0
     var failures: [String] = []
 
     mutating func fail(_ message: String) {
@@ -380,12 +390,13 @@ private func drag(
     } else {
         client = try releaseLaw.release(constant: c, velocity: v, origin: segment.origin, detents: detents(model))
     }
-    var engine = answered(snap, a)
+    var engine = answered(o, snap, a)
     if event.phase == .cancelled || scrolled { engine.projected = nil }
     if !agree(client, engine) {
         tally.fail("\(preset) \(config) \(how), \(event.phase) v \(v): client \(client), engine \(engine)")
     }
     tally.releases += 1
+    if engine.handOff != nil { tally.handOffs += 1 }
     return count
 }
 
@@ -399,12 +410,18 @@ private func detents(_ model: SheetModel) -> [String: Double] {
         "a client evaluating the JSON answers what changed, ended and cancelled answer", arguments: PresetName.allCases)
     func clientMatchesEngine(_ preset: PresetName) throws {
         let tally = try runGenerated(preset)
+        print(
+            "DragLawPropertyTests \(preset): \(tally.configs) configurations, \(tally.translations) changed, \(tally.releases) releases, \(tally.rebases) re-bases, \(tally.handOffs) hand-offs"
+        )
         #expect(tally.failures.isEmpty, "\(preset): \(tally.failures.joined(separator: "\n"))")
         #expect(tally.configs == configsPerPreset)
         #expect(tally.translations >= 100_000)
         // Drags that finish by themselves settle; hand-offs to the content re-base the drag.
         if preset.has(.dragFinish) { #expect(tally.settles > 1_000) }
-        if preset.has(.scrollHandOff) { #expect(tally.rebases > 100) }
+        if preset.has(.scrollHandOff) {
+            #expect(tally.rebases > 100)
+            #expect(tally.handOffs > 20)
+        }
         #expect(tally.releases > 200)  // with dragFinish most drags finish by themselves first
 
     }

@@ -114,39 +114,54 @@ struct BeganSegmentRow: Sendable, CustomTestStringConvertible {
 private let beganSegments: [BeganSegmentRow] = [
     BeganSegmentRow(
         .facebook, from: "normal",
-        segment: ["start": 398.5, "base": 0, "origin": "normal", "contentCanScroll": false, "finish": nil]
+        segment: [
+            "start": 398.5, "base": 0, "origin": "normal", "contentCanScroll": false, "contentFirst": true,
+            "finish": nil,
+        ]
     ),  // starts at the detent, base 0 for a began with no translation
     BeganSegmentRow(
         .glide, from: "compressed", at: 12,
-        segment: ["start": 398.5, "base": 12, "origin": "compressed", "contentCanScroll": false, "finish": nil]
+        segment: [
+            "start": 398.5, "base": 12, "origin": "compressed", "contentCanScroll": false, "contentFirst": true,
+            "finish": nil,
+        ]
     ),  // the began's translation is the base
     BeganSegmentRow(
         .transition, from: "mini",
         segment: [
-            "start": 750, "base": 0, "origin": "mini", "contentCanScroll": false,
+            "start": 750, "base": 0, "origin": "mini", "contentCanScroll": false, "contentFirst": true,
             "finish": ["from": 750, "toward": 0, "threshold": 0.8, "detent": "large"],
         ]),  // finishes 80 % of the way from mini toward large
     BeganSegmentRow(
         .transition, [("finishThreshold", .number(0.5))], from: "mini", at: -3,
         segment: [
-            "start": 750, "base": -3, "origin": "mini", "contentCanScroll": false,
+            "start": 750, "base": -3, "origin": "mini", "contentCanScroll": false, "contentFirst": true,
             "finish": ["from": 750, "toward": 0, "threshold": 0.5, "detent": "large"],
         ]),  // the configured threshold
     BeganSegmentRow(
         .transition, [("finishThreshold", .null)], from: "mini",
-        segment: ["start": 750, "base": 0, "origin": "mini", "contentCanScroll": false, "finish": nil]
+        segment: [
+            "start": 750, "base": 0, "origin": "mini", "contentCanScroll": false, "contentFirst": true, "finish": nil,
+        ]
     ),  // no threshold, no finish
     BeganSegmentRow(
         .swipeCell, from: "initial",
-        segment: ["start": 0, "base": 0, "origin": "initial", "contentCanScroll": false, "finish": nil]
+        segment: [
+            "start": 0, "base": 0, "origin": "initial", "contentCanScroll": false, "contentFirst": true, "finish": nil,
+        ]
     ),  // the cell at rest
     BeganSegmentRow(
         .fluid, from: "full",
-        segment: ["start": 18, "base": 0, "origin": "full", "contentCanScroll": true, "finish": nil]
+        segment: [
+            "start": 18, "base": 0, "origin": "full", "contentCanScroll": true, "contentFirst": true, "finish": nil,
+        ]
     ),  // fluid at its top-most detent: the content may take the movement
     BeganSegmentRow(
         .fluid, from: "half", at: 1e6,
-        segment: ["start": 398.5, "base": 1e6, "origin": "half", "contentCanScroll": false, "finish": nil]
+        segment: [
+            "start": 398.5, "base": 1e6, "origin": "half", "contentCanScroll": false, "contentFirst": true,
+            "finish": nil,
+        ]
     ),  // any finite base, as sent
 ]
 

@@ -278,6 +278,9 @@ private func run(
     @Test("a client evaluating the layout law predicts every layout change, and drags on after it")
     func clientMatchesEngine() throws {
         let tally = try runLayouts()
+        print(
+            "LayoutLawPropertyTests: \(tally.configs) configurations, \(tally.events) events, \(tally.layouts) layout changes (\(tally.refused) refused), \(tally.moves) moves predicted, \(tally.rebases) drags re-based"
+        )
         #expect(tally.failures.isEmpty, "\(tally.failures.joined(separator: "\n"))")
         #expect(tally.configs == layoutConfigs)
         #expect(tally.events >= 100_000)

@@ -57,6 +57,15 @@ struct ClientRelease: Equatable, CustomStringConvertible {
     var to: Double
     /// durationSpring's initial velocity (distances per second), spring's velocity (pt/s); else 0.
     var velocity: Double
+    /// Step 5: where the release hands the momentum to the content, when (seconds after the
+    /// release) and with what velocity.
+    var handOff: (after: Double, velocity: Double)? = nil
+
+    static func == (a: ClientRelease, b: ClientRelease) -> Bool {
+        a.detent == b.detent && a.projected == b.projected && a.curve == b.curve && a.duration == b.duration
+            && a.from == b.from && a.to == b.to && a.velocity == b.velocity
+            && a.handOff?.after == b.handOff?.after && a.handOff?.velocity == b.handOff?.velocity
+    }
 
     var description: String {
         "\(detent) by \(curve) from \(from) to \(to) in \(duration) s, velocity \(velocity), projected \(projected.map { "\($0)" } ?? "–")"
@@ -91,6 +100,8 @@ struct ClientReleaseLaw {
     var decelerationRate: Double?
     var rules: [Rule]
     var motions: [Motion]
+    /// `handOff.detent`: the detent a spring hands its momentum to the content at (step 5).
+    var handOff: String?
 
     init(json: JSONValue) throws {
         velocityWindow = try Read.number(json, "velocityWindow", in: "releaseLaw")
@@ -112,6 +123,8 @@ struct ClientReleaseLaw {
                 ofProjection: nearest?["of"]?.string == "projection",
                 clamp: nearest?["clampToNeighbours"] == .bool(true))
         }
+        let h = try Read.member(json, "handOff", in: "releaseLaw")
+        handOff = h.isNull ? nil : try Read.string(h, "detent", in: "releaseLaw.handOff")
         motions = try Read.array(json, "motions", in: "releaseLaw").map { motion in
             let when = try Read.array(motion, "when", in: "motions[]")
             return Motion(
@@ -169,7 +182,43 @@ struct ClientReleaseLaw {
         }
         var result = try motion(from: c, to: target, velocity: v, detents: detents, isShow: isShow)
         result.projected = projected
+        handingOff(&result)
         return result
+    }
+
+    /// Step 5: a spring to `handOff`'s detent from below that crosses it before it settles ends
+    /// there; the content takes the velocity (the crossing by the closed forms of openapi.yaml's
+    /// `ReleaseLaw`, written here apart from the engine's).
+    func handingOff(_ r: inout ClientRelease) {
+        guard let h = handOff, r.detent == h, r.curve == "spring", r.from > r.to,
+            let k = motions.first?.curve, let w = k["omega"]?.double, let z = k["dampingRatio"]?.double
+        else { return }
+        let x0 = r.from - r.to
+        let v0 = r.velocity
+        var t: Double?
+        if abs(z - 1) <= 1e-12 {
+            let b = v0 + w * x0
+            if b != 0, -x0 / b > 0 { t = -x0 / b }
+        } else if z < 1 {
+            let decay = z * w
+            let wd = w * (1 - z * z).squareRoot()
+            var theta = Double.atan2(y: (v0 + decay * x0) / wd, x: x0) + Double.pi / 2
+            while theta <= 0 { theta += Double.pi }
+            while theta > Double.pi { theta -= Double.pi }
+            t = theta / wd
+        } else {
+            let root = (z * z - 1).squareRoot()
+            let r1 = -w * (z - root)
+            let r2 = -w * (z + root)
+            let c1 = (v0 - r2 * x0) / (r1 - r2)
+            let ratio = -(x0 - c1) / c1
+            if c1 != 0, ratio > 1 { t = Double.log(ratio) / (r1 - r2) }
+        }
+        guard let t, t < r.duration else { return }
+        let v = DampedOscillator(omega: w, dampingRatio: z, x0: x0, v0: v0).state(at: t).v
+        guard v < 0 else { return }
+        r.duration = t
+        r.handOff = (t, v)
     }
 
     /// Step 4: the curve from `from` to the detent `target`.
@@ -261,6 +310,13 @@ func answered(_ snap: Snap, _ a: Animation) -> ClientRelease {
         to: a.to, velocity: velocity)
 }
 
+/// The engine's answer to a release, with its hand-off to the content (`scrollFling`).
+func answered(_ o: SheetOutcome, _ snap: Snap, _ a: Animation) -> ClientRelease {
+    var r = answered(snap, a)
+    if let f = o.scrollFling { r.handOff = (f.time - a.startTime, f.velocity) }
+    return r
+}
+
 /// Whether two predictions agree: the same detent and curve, numbers within 1e-9 relative.
 func agree(_ a: ClientRelease, _ b: ClientRelease) -> Bool {
     func close(_ x: Double, _ y: Double) -> Bool {
@@ -269,6 +325,10 @@ func agree(_ a: ClientRelease, _ b: ClientRelease) -> Bool {
     let projections =
         (a.projected == nil && b.projected == nil)
         || (a.projected != nil && b.projected != nil && close(a.projected!, b.projected!))
+    let handOffs =
+        (a.handOff == nil && b.handOff == nil)
+        || (a.handOff != nil && b.handOff != nil && close(a.handOff!.after, b.handOff!.after)
+            && close(a.handOff!.velocity, b.handOff!.velocity))
     return a.detent == b.detent && a.curve == b.curve && projections && close(a.duration, b.duration)
-        && close(a.from, b.from) && close(a.to, b.to) && close(a.velocity, b.velocity)
+        && close(a.from, b.from) && close(a.to, b.to) && close(a.velocity, b.velocity) && handOffs
 }

@@ -58,7 +58,10 @@ public final class Animation: Sendable, Hashable {
             let osc = DampedOscillator(
                 omega: Math.twoPi / response, dampingRatio: zeta, x0: from - to, v0: velocity)
             oscillator = osc
-            self.duration = Animation.settleTime(of: osc)
+            // A spring ends when it settles, or earlier where it hands the card's momentum to the
+            // content (`duration` > 0: the instant it reaches its target, `ReleaseLaw.handOff`).
+            let settle = Animation.settleTime(of: osc)
+            self.duration = duration > 0 ? min(duration, settle) : settle
         }
     }
 

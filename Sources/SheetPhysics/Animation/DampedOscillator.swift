@@ -103,6 +103,30 @@ public struct DampedOscillator: Sendable, Hashable {
         return k
     }
 
+    /// The first time t > 0 at which the displacement is 0 (the spring crosses its target), in
+    /// closed form; nil where it never crosses:
+    /// - ζ < 1: ω_d·t = φ + π/2 reduced to (0, π], φ = atan2(B, A);
+    /// - ζ = 1: t = −A / B, where positive;
+    /// - ζ > 1: t = ln(−c2 / c1) / (r1 − r2), where −c2 / c1 > 1.
+    public func firstCrossing() -> Double? {
+        switch regime {
+        case let .under(_, wd, a, b):
+            var theta = Math.atan2(b, a) + Double.pi / 2
+            while theta <= 0 { theta += Double.pi }
+            while theta > Double.pi { theta -= Double.pi }
+            return theta / wd
+        case let .critical(_, a, b):
+            guard b != 0 else { return nil }
+            let t = -a / b
+            return t > 0 ? t : nil
+        case let .over(r1, r2, c1, c2):
+            guard c1 != 0 else { return nil }
+            let ratio = -c2 / c1
+            guard ratio > 1 else { return nil }
+            return Math.log(ratio) / (r1 - r2)
+        }
+    }
+
     /// Displacement and velocity at time `t` ≥ 0.
     @inline(__always)
     public func state(at t: Double) -> (x: Double, v: Double) {

@@ -8,4 +8,7 @@ public enum SheetEvent: Sendable, Equatable {
     /// The layout around the card changed (the keyboard, the content's height, the screen, the
     /// options): the detents are placed anew and the card follows (`SheetSession.relayout`).
     case layout(LayoutChange)
+    /// A fling of the content reached the content's top with this velocity (pt/s, > 0): the card
+    /// takes the momentum (a preset with scroll hand-off, resting where its content scrolls).
+    case fling(velocity: Double)
 }

@@ -24,12 +24,18 @@ public struct ReleaseLaw: Sendable {
     public let motions: [MotionRule]
     /// How the dimmer moves during the animation.
     public let alphaRule: AlphaRule
+    /// fluid with `momentumHandOff`: the top-most detent, where the content scrolls. Step 5: a
+    /// spring to it from below (from > to) whose first crossing of the detent, t_c (the closed form
+    /// of `DampedOscillator.firstCrossing`), comes before its settle time ends there, and the
+    /// content takes the card's velocity at t_c (`scrollFling`). nil: no hand-off.
+    public let handOff: Detent?
 
     /// A law; every preset reads velocity over the same window, the estimator's.
     init(
         velocityWindow: Double = VelocitySamples.window, projection: MomentumProjection? = nil,
-        rules: [ReleaseRule], motions: [MotionRule], alphaRule: AlphaRule
+        rules: [ReleaseRule], motions: [MotionRule], alphaRule: AlphaRule, handOff: Detent? = nil
     ) {
+        self.handOff = handOff
         self.velocityWindow = velocityWindow
         self.projection = projection
         self.rules = rules

@@ -20,15 +20,14 @@ public struct Layout: Sendable, Hashable {
         self.contentHeight = nil
     }
 
-    /// A validated layout: the inset finite within [0, height], the content height finite within
-    /// [0, 1e6] points.
+    /// A validated layout: the inset finite and ≥ 0 (a keyboard taller than the screen, as after a
+    /// rotation that left the inset as it was, covers the screen: clamped to its height), the
+    /// content height finite within [0, 1e6] points.
     public init(geometry: Geometry, keyboardInset: Double, contentHeight: Double?) throws(ConfigurationError) {
-        guard keyboardInset.isFinite, keyboardInset >= 0, keyboardInset <= geometry.height else {
+        guard keyboardInset.isFinite, keyboardInset >= 0 else {
             throw .invalidOption(
                 field: "keyboardInset",
-                reason:
-                    "must be a number of points from 0 to the screen's height \(Format.number(geometry.height)), got \(Format.number(keyboardInset, decimals: 6))"
-            )
+                reason: "must be a finite number of points ≥ 0, got \(Format.number(keyboardInset, decimals: 6))")
         }
         if let h = contentHeight {
             guard h.isFinite, h >= 0, h <= 1e6 else {
@@ -38,7 +37,7 @@ public struct Layout: Sendable, Hashable {
             }
         }
         self.geometry = geometry
-        self.keyboardInset = keyboardInset
+        self.keyboardInset = min(keyboardInset, geometry.height)
         self.contentHeight = contentHeight
     }
 

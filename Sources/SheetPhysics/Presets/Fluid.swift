@@ -44,6 +44,17 @@ enum Fluid: Preset {
             OptionInfo(
                 "layoutMotion", "string", .string("release"),
                 "how a layout change moves the card: release (the release law's spring) or none (a jump)"),
+            OptionInfo(
+                "contentScrollsAt", "string|array", .string("topMost"),
+                "where the content scrolls: topMost, everywhere, or an array of detent names"),
+            OptionInfo(
+                "dragFirst", "string", .string("content"),
+                "at a detent where the content scrolls, who takes an upward drag first: content, or sheet (it grows to the top-most first)"
+            ),
+            OptionInfo(
+                "momentumHandOff", "boolean", .bool(false),
+                "a release spring that reaches the top-most detent with velocity left hands it to the content (scrollFling)"
+            ),
         ]
     }
 
@@ -110,6 +121,35 @@ enum Fluid: Preset {
                 reason:
                     "must be \"release\" or \"none\" (a layout event may name a timing curve), got \"\(motionName)\"")
         }
+        let contentScroll: ContentScroll
+        switch reader.take("contentScrollsAt") {
+        case nil, .string("topMost")?: contentScroll = .topMost
+        case .string("everywhere")?: contentScroll = .everywhere
+        case let .array(items)? where !items.isEmpty && items.count <= Self.maxDetents:
+            var names: [String] = []
+            for (k, item) in items.enumerated() {
+                guard case let .string(name) = item, detentRules.contains(where: { $0.name == name }) else {
+                    throw .invalidOption(
+                        field: "options.contentScrollsAt[\(k)]",
+                        reason: "must name a detent of this session: \(detentRules.map(\.name).joined(separator: ", "))"
+                    )
+                }
+                names.append(name)
+            }
+            contentScroll = .detents(names)
+        case let value?:
+            throw .invalidOption(
+                field: "options.contentScrollsAt",
+                reason:
+                    "must be \"topMost\", \"everywhere\" or an array of 1 to \(Self.maxDetents) detent names, got \(value.typeName)"
+            )
+        }
+        let dragFirst = try reader.string("dragFirst") ?? "content"
+        guard dragFirst == "content" || dragFirst == "sheet" else {
+            throw .invalidOption(
+                field: "options.dragFirst", reason: "must be \"content\" or \"sheet\", got \"\(dragFirst)\"")
+        }
+        let momentumHandOff = try reader.bool("momentumHandOff", default: false)
         let layoutLaw = LayoutLaw(
             detents: detentRules, hideable: hideable, keyboard: keyboard, keyboardDrag: keyboardDrag, motion: motion)
         let (placed, unreachable) = layoutLaw.resolve(layout)
@@ -171,18 +211,21 @@ enum Fluid: Preset {
             })
         let releaseLaw = ReleaseLaw(
             projection: MomentumProjection(decelerationRate: rate), rules: rules,
-            motions: [MotionRule([], .spring(response: response, dampingRatio: zeta))], alphaRule: .position)
+            motions: [MotionRule([], .spring(response: response, dampingRatio: zeta))], alphaRule: .position,
+            handOff: momentumHandOff && contentScroll.scrolls(at: visible[0], topMost: visible[0]) ? visible[0] : nil)
         return PresetConfiguration(
             detents: detents, hiddenConstant: H, showDefault: lowestVisible,
             dismissTarget: hideable ? hidden : lowestVisible, dragLaw: dragLaw,
-            releaseLaw: releaseLaw, layoutLaw: layoutLaw, unreachable: unreachable,
+            releaseLaw: releaseLaw, layoutLaw: layoutLaw, contentScroll: contentScroll,
+            contentFirst: dragFirst == "content", unreachable: unreachable,
             effectiveOptions: [
                 ("detents", .object(specs)), ("hideable", .bool(hideable)), ("rubberBand", .bool(rubberBand)),
                 ("decelerationRate", .number(rate)), ("removalVelocity", .number(removal)),
                 ("skipDetents", .bool(skip)), ("undimmedDetent", .string(undimmedName)),
                 ("maxDimAlpha", .number(maxDim)), ("response", .number(response)), ("dampingRatio", .number(zeta)),
                 ("keyboard", .string(keyboard.rawValue)), ("keyboardDrag", .bool(keyboardDrag)),
-                ("layoutMotion", .string(motion.name)),
+                ("layoutMotion", .string(motion.name)), ("contentScrollsAt", contentScroll.option),
+                ("dragFirst", .string(dragFirst)), ("momentumHandOff", .bool(momentumHandOff)),
             ])
     }
 }

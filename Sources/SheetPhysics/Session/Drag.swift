@@ -10,7 +10,7 @@ struct Drag: Sendable {
     var constant: Double
     /// The translation of the previous event of this drag, points.
     var lastTranslation: Double
-    /// fluid: the drag began resting at the top-most detent, so the content may scroll.
+    /// fluid: the drag began resting at a detent where the content scrolls.
     var canScroll: Bool
     /// fluid: who took the last `changed`.
     var consumer: Consumer

@@ -8,6 +8,8 @@ public enum SheetConflict: Error, Sendable, Hashable, CustomStringConvertible {
     case clockBackwards(time: Double, last: Double)
     /// `began` while the keyboard is up, on a session whose `keyboardDrag` option is false.
     case keyboardLocked
+    /// `fling` while the card is not resting at a detent where its content scrolls.
+    case noScroll(state: SheetState)
 
     /// What went wrong and what to send instead, for a person.
     public var description: String {
@@ -15,6 +17,8 @@ public enum SheetConflict: Error, Sendable, Hashable, CustomStringConvertible {
         case let .noDrag(phase, state):
             "\(phase.rawValue) with no drag in progress (the card is \(state.rawValue)); send began first"
         case .hidden: "the card is hidden, so there is nothing to grab; show it first"
+        case let .noScroll(state):
+            "fling with the card \(state.rawValue), not resting at a detent where its content scrolls (contentScrollsAt): the card takes a content's momentum only there"
         case .keyboardLocked:
             "the keyboard is up and this session's keyboardDrag option is false: the card cannot be dragged until the keyboard goes"
         case let .clockBackwards(time, last):

@@ -21,6 +21,9 @@ public struct SheetOutcome: Sendable {
     /// Boxed: most outcomes (every plain `changed`) have none, and an inline segment (two detent
     /// names) made every outcome larger to copy and destroy (≈ 500 instructions per `changed`).
     var startedSegment: SegmentBox? = nil
+    /// A release that handed the card's momentum to the content: when and with what velocity the
+    /// content's own fling starts (`ReleaseLaw.handOff`).
+    public var scrollFling: ScrollFling?
     /// A layout event was accepted: the session's model (its detents and laws) is a new one.
     public var relaid = false
 

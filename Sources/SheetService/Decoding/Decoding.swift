@@ -101,7 +101,8 @@ enum Decode {
         }
         guard let phase = PanPhase(rawValue: phaseName) else {
             throw .invalid(
-                "invalid-value", "\(f.path("phase")) must be began, changed, ended or cancelled, got \"\(phaseName)\"",
+                "invalid-value",
+                "\(f.path("phase")) must be began, changed, ended or cancelled (or layout\(preset.has(.scrollHandOff) ? ", fling" : "") on the pan route), got \"\(phaseName)\"",
                 field: f.path("phase"))
         }
         let translation = try f.number("translation")

@@ -17,10 +17,11 @@ extension Decode {
     static func panRouteEvent(
         _ value: JSONValue?, preset: PresetName, clock: SessionClock, path: String = ""
     ) throws(Problem) -> (SheetEvent, Double?) {
-        if case let .object(o)? = value,
-            o.members.contains(where: { $0.key == "phase" && $0.value == .string("layout") })
-        {
-            return try layout(value, preset: preset, clock: clock, path: path)
+        if case let .object(o)? = value, let phase = o.members.first(where: { $0.key == "phase" })?.value {
+            if phase == .string("layout") { return try layout(value, preset: preset, clock: clock, path: path) }
+            if phase == .string("fling"), preset.has(.scrollHandOff) {
+                return try fling(value, clock: clock, path: path)
+            }
         }
         let (pan, time) = try pan(value, preset: preset, clock: clock, path: path)
         return (.pan(pan), time)
@@ -60,6 +61,29 @@ extension Decode {
                 field: path.isEmpty ? nil : path)
         }
         return (.layout(change), time)
+    }
+
+    /// A fling event: the content's momentum, `{"phase": "fling", "velocity": v > 0, "time": t}`.
+    static func fling(_ value: JSONValue?, clock: SessionClock, path: String = "") throws(Problem) -> (
+        SheetEvent, Double?
+    ) {
+        var f = try FieldReader(value, path: path)
+        _ = f.take("phase")
+        guard let v = try f.number("velocity") else {
+            throw .invalid(
+                "invalid-value",
+                "\(f.path("velocity")) is required: the content's velocity (pt/s, > 0) as its fling reached its top",
+                field: f.path("velocity"))
+        }
+        guard v > 0 else {
+            throw .invalid(
+                "invalid-value",
+                "\(f.path("velocity")) must be > 0 (downward): a content fling reaches the content's top moving down, got \(v)",
+                field: f.path("velocity"))
+        }
+        let time = try time(&f, required: clock == .client)
+        try f.finish(known: "phase, velocity, time")
+        return (.fling(velocity: v), time)
     }
 
     /// A geometry object: every member optional, the standard geometry's where absent.
@@ -123,6 +147,7 @@ extension SheetEvent {
         switch self {
         case let .pan(p): p.phase.rawValue
         case .layout: "layout"
+        case .fling: "fling"
         case .show, .dismiss: nil
         }
     }

@@ -192,6 +192,14 @@ enum ReplyJSON {
         }
         w.endArray()
         w.member("alphaRule", law.alphaRule.rawValue)
+        w.member("handOff")
+        if let h = law.handOff {
+            w.beginObject()
+            w.member("detent", h.name)
+            w.endObject()
+        } else {
+            w.null()
+        }
         w.endObject()
     }
 
@@ -271,6 +279,7 @@ enum ReplyJSON {
         w.member("base", s.base)
         w.member("origin", s.origin.name)
         w.member("contentCanScroll", s.contentCanScroll)
+        w.member("contentFirst", s.contentFirst)
         w.member("finish")
         if let f = s.finish {
             w.beginObject()
@@ -354,6 +363,13 @@ enum ReplyJSON {
         if let v = o.velocity { w.member("velocity", v) }
         if let source = o.velocitySource { w.member("velocitySource", source.rawValue) }
         if let consumer = o.consumer { w.member("consumer", consumer.rawValue) }
+        if let handed = o.scrollFling {
+            w.member("scrollFling")
+            w.beginObject()
+            w.member("time", handed.time)
+            w.member("velocity", handed.velocity)
+            w.endObject()
+        }
         w.member("time", s.time)
         let relaid = batch?.relaid ?? o.relaid
         if relaid {

@@ -325,6 +325,68 @@ if let id = sessionID(watched) {
     await report.check(streamed, "a realtime stream that stays open delivers its frames and settled as they happen")
 }
 
+// A card in a living layout (fluid): a content-fit detent, the keyboard rising with its own curve,
+// the content growing, a content fling handed to the card, and a spring handing its momentum to
+// the content; every answer typed and round-tripped.
+/// A layout, fling or pan event's typed result.
+@MainActor func send(_ id: String, _ body: Components.RequestBodies.PanEventBody.JsonPayload) async throws
+    -> Schemas.Result
+{
+    try await client.pan(path: .init(id: id), body: .json(body)).ok.body.json
+}
+
+let living = try await client.createSession(
+    body: .json(
+        .fluid(
+            .init(
+                preset: .fluid, contentHeight: 300,
+                options: .init(
+                    detents: .init(additionalProperties: [
+                        "full": .case1(.init(fromTop: 18)), "fit": .case4(.init(content: 40)),
+                        "tip": .case3(.init(height: 69)),
+                    ]), dampingRatio: 0.5, contentScrollsAt: .case1(.everywhere), dragFirst: .sheet,
+                    momentumHandOff: true), initialDetent: "fit")))
+).created.body.json
+try await roundTrip("layout: created snapshot", living, operation: "createSession")
+if case .fluid(let s) = living, let id = s.value1.id {
+    await report.check(
+        s.value2.unreachable == ["full"] && s.value1.revision == 0 && s.value2.layoutLaw != nil,
+        "layout: the snapshot has its unreachable detents, revision and layout law", "\(s)")
+    let up = try await send(
+        id,
+        .LayoutEvent(.init(phase: .layout, keyboardInset: 291, motion: .case2(.init(curve: .easeOut, duration: 0.25)))))
+    await report.check(
+        up.revision == 1 && up.keyboardInset == 291 && up.layoutLaw != nil && up.animation?.to == 166,
+        "layout: the keyboard lifts the card, with the new laws of revision 1", "\(up)")
+    try await roundTrip("layout: keyboard result", up, operation: "pan")
+    let grown = try await send(
+        id, .LayoutEvent(.init(phase: .layout, keyboardInset: 0, contentHeight: 420, motion: .case1(.none))))
+    await report.check(
+        grown.revision == 2 && grown.detents?.additionalProperties["fit"] == 337,
+        "layout: the content-fit detent follows the content", "\(grown)")
+    try await roundTrip("layout: content result", grown, operation: "pan")
+    let flung = try await send(id, .FlingEvent(.init(phase: .fling, velocity: 900)))
+    await report.check(flung.snap != nil, "layout: a content fling releases the card", "\(flung)")
+    try await roundTrip("layout: fling result", flung, operation: "pan")
+    _ = try await client.deleteSession(path: .init(id: id)).noContent
+} else {
+    await report.check(false, "layout: a typed fluid snapshot", "\(living)")
+}
+let handing = try await client.createSession(
+    body: .json(
+        .fluid(.init(preset: .fluid, options: .init(dampingRatio: 0.5, momentumHandOff: true), initialDetent: "half")))
+).created.body.json
+if let id = sessionID(handing) {
+    _ = try await pan(id, .init(phase: .began))
+    let handed = try await pan(id, .init(phase: .ended, velocity: -1000))
+    await report.check(
+        (handed.scrollFling?.velocity ?? 0) < 0,
+        "hand-off: the release hands its momentum to the content (scrollFling)",
+        "\(handed)")
+    try await roundTrip("hand-off: ended result", handed, operation: "pan")
+    _ = try await client.deleteSession(path: .init(id: id)).noContent
+}
+
 // A simulation: the typed events (one schema per type), its results and final snapshot.
 let simulated = try await client.simulate(
     body: .json(
