@@ -193,6 +193,7 @@
  * @property {{when: ReleaseCondition[], detent?: string, nearest?: {candidates: string[], of: "constant" | "projection", clampToNeighbours: boolean}}[]} rules
  * @property {{when: {toHidden?: boolean, releasedAbove?: number}[], curve: CurveLaw}[]} motions
  * @property {"interpolate" | "position"} alphaRule
+ * @property {{detent: string} | null} [handOff]  fluid: a spring crossing this detent hands its velocity to the content (not predicted by this client)
  *
  * @typedef {object} LocalAnimation  An animation predicted from the release law (an answer's `animation` without `id`).
  * @property {string} curve
@@ -741,7 +742,8 @@ export function resolveLayoutLaw(law, layout) {
  * (same revision) confirm them; a difference counts in `stats.layoutMismatches`.
  * @param {DragLaw} dragLaw @param {ReleaseLaw} releaseLaw  the laws of the layout before
  * @param {ResolvedLayout} resolved @param {Layout} layout
- * @param {{undimmedDetent?: string, maxDimAlpha: number}} dimmer  the options that place the dimmer
+ * @param {{undimmedDetent?: string, maxDimAlpha: number, momentumHandOff?: boolean, contentScrollsAt?: string | string[]}} dimmer
+ *   the options that place the dimmer (and the hand-off to the content, at the top-most detent where the content scrolls there)
  * @returns {{dragLaw: DragLaw, releaseLaw: ReleaseLaw} | null}  null: no visible detent (sheetd refuses the layout)
  */
 export function relaidLaws(dragLaw, releaseLaw, resolved, layout, dimmer) {
@@ -764,6 +766,10 @@ export function relaidLaws(dragLaw, releaseLaw, resolved, layout, dimmer) {
     /** @type {ReleaseLaw} */
     const release = {
         ...releaseLaw,
+        ...(releaseLaw.handOff !== undefined ? {
+            handOff: dimmer.momentumHandOff && (dimmer.contentScrollsAt !== undefined && typeof dimmer.contentScrollsAt !== "string"
+                ? dimmer.contentScrollsAt.includes(visible[0].name) : true) ? { detent: visible[0].name } : null,
+        } : {}),
         rules: releaseLaw.rules.map((rule) => ({
             ...rule,
             when: rule.when.map((w) => (w.quantity === "velocityPerDistance" ? { ...w, to: H } : w)),
@@ -1560,7 +1566,10 @@ export class SheetSession {
         const resolved = resolveLayoutLaw(law, next);
         const options = old.options ?? {};
         const undimmedDetent = this.sentOptions ? this.sentOptions.undimmedDetent : options.undimmedDetent;
-        const laws = relaidLaws(old.dragLaw, old.releaseLaw, resolved, next, { undimmedDetent, maxDimAlpha: options.maxDimAlpha ?? old.dragLaw.dimmer.full });
+        const laws = relaidLaws(old.dragLaw, old.releaseLaw, resolved, next, {
+            undimmedDetent, maxDimAlpha: options.maxDimAlpha ?? old.dragLaw.dimmer.full,
+            momentumHandOff: options.momentumHandOff, contentScrollsAt: options.contentScrollsAt,
+        });
         if (!laws) {
             // no visible detent: sheetd refuses it
             this._expectedRevision -= 1;
