@@ -367,8 +367,9 @@ def run_layout(args, runner, driver, cdp):
                     print(f"latency: layout +{rtt:>3} ms {case:9} ERROR {r['error']}", flush=True)
                 else:
                     print(f"latency: layout +{rtt:>3} ms {case:9} lag p50/p95/max {fmt(r['lagP50'])}/{fmt(r['lagP95'])}/{fmt(r['lagMax'])} px"
-                          f" over {r['lagFrames']} frames ({r['unknown']} unknown) · change → moving {', '.join(fmt(m, 0) for m in r['changeToMoving'])} ms, frame {', '.join(map(str, r['framesToMoving']))}"
-                          f" · {r['layouts']} layout changes predicted, {r['unpredicted']} not · mismatches {r['mismatches']}", flush=True)
+                          f" over {r['lagFrames']} frames ({r['unknown']} unknown)"
+                          + (f" · change → moving {', '.join(fmt(m, 0) for m in r['changeToMoving'])} ms, frame {', '.join(map(str, r['framesToMoving']))}" if r['changeToMoving'] else "")
+                          + f" · {r['layouts']} layout changes predicted, {r['unpredicted']} not · mismatches {r['mismatches']}", flush=True)
     return out
 
 
@@ -392,7 +393,7 @@ def render_layout(results, args):
             moving = [m for r in rs for m in r["changeToMoving"]]
             nth = [k for r in rs for k in r["framesToMoving"]]
             lines.append(f"| +{rtt} ms | {case} | {fmt(percentile(pool, 50))} / {fmt(percentile(pool, 95))} / {fmt(max(pool) if pool else None)}"
-                         f" | {sum(r['lagFrames'] for r in rs)} ({sum(r['unknown'] for r in rs)}) | {', '.join(fmt(m, 0) for m in moving)}; {', '.join(map(str, nth))}"
+                         f" | {sum(r['lagFrames'] for r in rs)} ({sum(r['unknown'] for r in rs)}) | {(', '.join(fmt(m, 0) for m in moving) + '; ' + ', '.join(map(str, nth))) if moving else '– (stays under the finger)'}"
                          f" | {sum(r['layouts'] or 0 for r in rs)} / {sum(r['unpredicted'] or 0 for r in rs)} | {sum(r['mismatches'] for r in rs)} |")
     lines.append("")
     return "\n".join(lines)
