@@ -50,6 +50,7 @@ class Runner:
         self.presets_info = {p["name"]: p for p in get_json(api + "presets")["presets"]}
         self.proxies = {}
         self.results = []
+        self.layout = []
         self.notes = []
 
     def proxy(self, rtt):
@@ -234,6 +235,180 @@ def render(results, args, modes, meta):
     return "\n".join(lines)
 
 
+# ---------------------------------------------------------------- the layout scenario
+
+LAYOUT_RECORDER = r"""
+(() => {
+  const R = window.__lay = { on: false, frames: [], events: [], y: null, down: false };
+  for (const type of ['pointerdown', 'pointermove', 'pointerup']) {
+    window.addEventListener(type, (e) => {
+      if (!R.on || !e.isPrimary) return;
+      if (type === 'pointerdown') R.down = true;
+      R.y = e.clientY;
+      if (type === 'pointerup') R.down = false;
+    }, { capture: true });
+  }
+  const raf = window.requestAnimationFrame.bind(window);
+  // after the page's own callbacks of the frame: its loop asks for the next frame inside its callback
+  const tick = (t) => {
+    if (R.on) R.frames.push([t, document.querySelector('#card').getBoundingClientRect().top, R.down ? R.y : null]);
+    raf(tick);
+  };
+  raf(() => raf(tick));
+})();
+"""
+
+LAYOUT_CASES = ["resting", "dragging"]
+
+
+def layout_case(driver, cdp, case, rtt):
+    """The layout page (GET /layout.html) through the proxy: the keyboard up and down (the real
+    text field's focus and blur) with the card resting at half, or while a drag is on. Every frame
+    the card is drawn is compared, once the answers arrived, with where sheetd has it at that
+    frame's time (layoutDemo.truthAt: sheetd's own segments and animations, sampled in closed
+    form): lag = |card top − sheetd's|, screen px. "change → moving": from each layout change to
+    the first frame whose card top moved > 0.5 px (ms)."""
+    js = driver.execute_script
+    driver.set_script_timeout(60)
+    ok = driver.execute_async_script("const done = arguments[arguments.length - 1];"
+                                     "window.layoutDemo.reset({policy: 'lift', mode: 'fixed', detent: 'half'}).then(done, (e) => done(String(e)))")
+    if ok is not True:
+        raise RuntimeError(f"layoutDemo.reset: {ok}")
+    js(LAYOUT_RECORDER if not js("return !!window.__lay") else "")
+    js("Object.assign(window.__lay, {on: true, frames: [], y: null, down: false})")
+    idle = lambda: gestures_wait(lambda: js("return window.layoutDemo.idle()"), 30 + rtt / 50)
+    changes = []
+    if case == "resting":
+        time.sleep(0.1)
+        for up in (True, False):
+            changes.append(js("const t = performance.now(); " + ("window.layoutDemo.focusField()" if up else "document.activeElement.blur()") + "; return t"))
+            time.sleep(0.6)
+            idle()
+            time.sleep(0.1)
+    else:
+        x, y = js("return layoutDemo.headerPoint()")
+        cdp.wait([cdp.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y, "buttons": 0})])
+        # press, then 120 Hz moves: 0.3 s up, the keyboard rises; 0.3 s more, it goes; 0.2 s, release
+        legs = [(-150, 0.3), (-60, 0.3), (80, 0.3), (0, 0.1)]
+        y_now = y
+        t0 = time.time() + 0.03
+        stamp = t0
+        ids = [cdp.send("Input.dispatchMouseEvent", {"type": "mousePressed", "x": x, "y": y, "button": "left", "buttons": 1, "clickCount": 1, "timestamp": stamp})]
+        for k, (dy, seconds) in enumerate(legs):
+            n = round(seconds * HZ)
+            for i in range(1, n + 1):
+                stamp += 1 / HZ
+                while time.time() < stamp:
+                    time.sleep(0.001)
+                ids.append(cdp.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y_now + dy * i / n, "button": "left", "buttons": 1, "timestamp": stamp}))
+            y_now += dy
+            if k == 0:
+                changes.append(js("const t = performance.now(); window.layoutDemo.focusField(); return t"))
+            elif k == 1:
+                changes.append(js("const t = performance.now(); document.activeElement.blur(); return t"))
+        stamp += 1 / HZ
+        ids.append(cdp.send("Input.dispatchMouseEvent", {"type": "mouseReleased", "x": x, "y": y_now, "button": "left", "buttons": 0, "clickCount": 1, "timestamp": stamp}))
+        cdp.wait(ids, 10)
+        time.sleep(0.2)
+        idle()
+    time.sleep(0.05)
+    rec = js("window.__lay.on = false; const f = window.__lay.frames;"
+             "return {frames: f.map(([t, top, y]) => [t, top, y, window.layoutDemo.truthAt(t / 1000, y)]), stats: window.layoutDemo.stats()}")
+    frames = rec["frames"]
+    lags = []
+    unknown = 0
+    for t, top, y, truth in frames:
+        if case == "dragging" and y is None:
+            continue  # the release's animation is the gestures' measurement
+        if truth is None:
+            unknown += 1
+            continue
+        lags.append(abs(top - truth))
+    moving, nth = [], []
+    for c in changes if case == "resting" else []:  # mid-drag the card stays under the finger: the lag says it
+        before = next((f[1] for f in reversed(frames) if f[0] <= c), None)
+        after = [f for f in frames if f[0] > c]
+        k = next((i for i, f in enumerate(after) if before is not None and abs(f[1] - before) > 0.5), None)
+        if k is not None:
+            moving.append(after[k][0] - c)
+            nth.append(k + 1)  # 1: the first frame drawn after the change
+    s = rec["stats"]
+    return {"case": case, "rtt": rtt, "frames": len(frames), "lagFrames": len(lags), "unknown": unknown,
+            "lagP50": percentile(lags, 50), "lagP95": percentile(lags, 95), "lagMax": max(lags) if lags else None,
+            "lagSamples": [round(v, 3) for v in lags], "changeToMoving": moving, "framesToMoving": nth, "stats": s,
+            "mismatches": (s.get("mismatches") or 0) + (s.get("layoutMismatches") or 0) + (s.get("releaseMismatches") or 0),
+            "layouts": s.get("layouts"), "unpredicted": s.get("layoutsUnpredicted")}
+
+
+def gestures_wait(fn, timeout):
+    from sheetkit.gestures import wait_for
+    return wait_for(fn, timeout)
+
+
+def run_layout(args, runner, driver, cdp):
+    """The layout scenario at every RTT; returns its results."""
+    out = []
+    for rtt in args.rtt:
+        proxy = runner.proxy(rtt)
+        driver.get(f"{proxy.url}layout.html")
+        if not gestures_wait(lambda: driver.execute_script("return document.body.dataset.ready === '1'"), 60):
+            out.append({"case": "load", "rtt": rtt, "error": "the layout page never became ready"})
+            continue
+        for rnd in range(args.rounds):
+            for case in LAYOUT_CASES:
+                try:
+                    r = layout_case(driver, cdp, case, rtt)
+                except Exception as e:
+                    traceback.print_exc()
+                    r = {"case": case, "rtt": rtt, "error": f"{type(e).__name__}: {e}"}
+                r["round"] = rnd
+                out.append(r)
+                if "error" in r:
+                    print(f"latency: layout +{rtt:>3} ms {case:9} ERROR {r['error']}", flush=True)
+                else:
+                    print(f"latency: layout +{rtt:>3} ms {case:9} lag p50/p95/max {fmt(r['lagP50'])}/{fmt(r['lagP95'])}/{fmt(r['lagMax'])} px"
+                          f" over {r['lagFrames']} frames ({r['unknown']} unknown)"
+                          + (f" · change → moving {', '.join(fmt(m, 0) for m in r['changeToMoving'])} ms, frame {', '.join(map(str, r['framesToMoving']))}" if r['changeToMoving'] else "")
+                          + f" · {r['layouts']} layout changes predicted, {r['unpredicted']} not · mismatches {r['mismatches']}", flush=True)
+    return out
+
+
+def render_layout(results, args):
+    lines = ["### Layout changes (GET /layout.html): the keyboard up and down, resting at half and while dragging", "",
+             "Lag: |card top − where sheetd has it at that frame's time| (its segments and animations from the answers, in closed form), "
+             "every frame after the page's own draw, screen px (the phone at scale 1); while dragging, the frames with the button down. "
+             "Change → moving: from each layout change (the field's focus or blur) to the first frame whose card top moved > 0.5 px, in ms and "
+             "as the frame's number after the change (1: the first frame drawn after it; the keyboard's easeOut moves the card < 0.5 px in "
+             "a frame's first milliseconds). Unknown: frames whose revision's segment no answer carried (two changes in one batch). "
+             "Target: lag p95 ≤ 20 px (a reported figure, not a check).", "",
+             "| RTT | case | lag p50 / p95 / max (px) | frames (unknown) | change → moving (ms; frame) | layout changes predicted / not | mismatches |",
+             "| ---: | --- | ---: | ---: | ---: | ---: | ---: |"]
+    for rtt in args.rtt:
+        for case in LAYOUT_CASES:
+            rs = [r for r in results if r["rtt"] == rtt and r["case"] == case and "error" not in r]
+            if not rs:
+                lines.append(f"| +{rtt} ms | {case} | ERROR | | | | |")
+                continue
+            pool = [v for r in rs for v in r["lagSamples"]]
+            moving = [m for r in rs for m in r["changeToMoving"]]
+            nth = [k for r in rs for k in r["framesToMoving"]]
+            lines.append(f"| +{rtt} ms | {case} | {fmt(percentile(pool, 50))} / {fmt(percentile(pool, 95))} / {fmt(max(pool) if pool else None)}"
+                         f" | {sum(r['lagFrames'] for r in rs)} ({sum(r['unknown'] for r in rs)}) | {(', '.join(fmt(m, 0) for m in moving) + '; ' + ', '.join(map(str, nth))) if moving else '– (stays under the finger)'}"
+                         f" | {sum(r['layouts'] or 0 for r in rs)} / {sum(r['unpredicted'] or 0 for r in rs)} | {sum(r['mismatches'] for r in rs)} |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def layout_checks(results):
+    bad = [r for r in results if "error" in r]
+    mism = [r for r in results if "error" not in r and r["mismatches"]]
+    unpredicted = [r for r in results if "error" not in r and (r["unpredicted"] or not r["layouts"])]
+    return [("layout: every case ran", not bad, "; ".join(f"+{r['rtt']} {r['case']}: {r['error']}" for r in bad)),
+            ("layout: zero prediction mismatches", not mism, "; ".join(f"+{r['rtt']} {r['case']}: {r['mismatches']}" for r in mism)),
+            ("layout: every layout change predicted", not unpredicted,
+             "; ".join(f"+{r['rtt']} {r['case']}: {r['layouts']} predicted, {r['unpredicted']} not" for r in unpredicted))]
+
+
 def main():
     parser = argparse.ArgumentParser(description="The demo card across a network hop, in headless Chromium.")
     parser.add_argument("--rtt", default="0,50,100,200", help="added round trips, ms (comma-separated)")
@@ -241,7 +416,12 @@ def main():
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--compare", action="store_true", help="also run with sheetDemo.setPredict(false)")
     parser.add_argument("--write-docs", action="store_true", help="print a block for docs/PERFORMANCE.md")
+    parser.add_argument("--scenarios", default="gestures,layout",
+                        help="gestures (every preset dragged and flicked), layout (the keyboard on /layout.html), comma-separated")
     args = parser.parse_args()
+    args.scenarios = [x for x in args.scenarios.split(",") if x]
+    if not args.scenarios or any(x not in ("gestures", "layout") for x in args.scenarios):
+        parser.error("--scenarios: gestures, layout")
     try:
         args.rtt = [int(x) for x in args.rtt.split(",") if x.strip() != ""]
     except ValueError:
@@ -274,7 +454,10 @@ def main():
     try:
         cdp = CDP(driver)
         driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORDER})
-        runner.run(driver, cdp, modes)
+        if "gestures" in args.scenarios:
+            runner.run(driver, cdp, modes)
+        if "layout" in args.scenarios:
+            runner.layout = run_layout(args, runner, driver, cdp)
     except (Exception, KeyboardInterrupt, SystemExit) as e:
         if not isinstance(e, (KeyboardInterrupt, SystemExit)):
             traceback.print_exc()
@@ -297,8 +480,11 @@ def main():
         "loadavg": os.getloadavg(),
     }
     results = runner.results
-    table = render(results, args, modes, meta)
-    verdicts = checks(results, modes, args.rtt)
+    table = render(results, args, modes, meta) if "gestures" in args.scenarios else ""
+    verdicts = checks(results, modes, args.rtt) if "gestures" in args.scenarios else []
+    if "layout" in args.scenarios:
+        table += ("\n" if table else "") + render_layout(runner.layout, args)
+        verdicts += layout_checks(runner.layout)
     if crashed:
         verdicts.insert(0, ("the run finished", False, crashed))
     lines = [table, "### Checks", ""]
@@ -311,7 +497,7 @@ def main():
         f.write(f"# scripts/latency\n\n`{meta['command']}` · {meta['nproc']} cores · Chromium {browser} · "
                 f"load average {meta['loadavg'][0]:.2f} · {meta['seconds']} s\n\n" + report)
     with open(os.path.join(out_dir, "latest.json"), "w", encoding="utf-8") as f:
-        json.dump({"meta": meta, "results": results, "checks": [{"name": n, "ok": o, "detail": d} for n, o, d in verdicts]}, f, indent=1)
+        json.dump({"meta": meta, "results": results, "layout": runner.layout, "checks": [{"name": n, "ok": o, "detail": d} for n, o, d in verdicts]}, f, indent=1)
     if args.write_docs:
         print("---- for docs/PERFORMANCE.md " + "-" * 40)
         print(f"`{meta['command']}` on this machine ({meta['nproc']} cores, load average {meta['loadavg'][0]:.2f} at the end), "

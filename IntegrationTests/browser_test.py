@@ -374,6 +374,171 @@ def through_delay_proxies(rtts=(0, 200)):
             p.stop()
 
 
+LAYOUT_LAW_CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "layout_law_check.js")
+KEYBOARD_PT = 291  # the layout page's keyboard in portrait, points
+
+
+def layout_page(rtts=(0, 200)):
+    """GET /layout.html (the layout demo) through testkit/sheetkit/delay_proxy.py at each added
+    round trip, in a browser of its own: the keyboard brought up by a real text field, a rotation
+    mid-drag, content-fit detents following a content element, and sheet-client.js's layout law
+    against sheetd's answers (IntegrationTests/layout_law_check.js, once). Decided on what the page
+    drew and what sheetd answers, never on timing; zero prediction mismatches throughout."""
+    target = urllib.parse.urlsplit(API)
+    proxies = {rtt: delay_proxy.start((target.hostname, target.port), rtt) for rtt in rtts}
+    driver = latency.new_driver()
+    js = driver.execute_script
+
+    def idle(timeout=30):
+        return wait_for(lambda: js("return window.layoutDemo.idle()"), timeout)
+
+    def reset(**kw):
+        driver.set_script_timeout(60)
+        return driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "window.layoutDemo.reset(arguments[0]).then(done, (e) => done(String(e)));", kw)
+
+    def card():
+        """The card as drawn (its top in screen px, its constant) and where that constant belongs."""
+        return js("const c = Number(document.querySelector('#phone').dataset.constant);"
+                  "return {constant: c, top: layoutDemo.cardTop(), expected: layoutDemo.topFor(c), revision: layoutDemo.session.revision,"
+                  " session: layoutDemo.session.id, stats: layoutDemo.stats()};")
+
+    def server(session):
+        """sheetd's snapshot, with where its card comes to rest: on the client clock sheetd's time is
+        the last event's, so a card still animating there rests at its animation's end."""
+        snap = get_json(f"sessions/{session}")
+        snap["final"] = snap["animation"]["to"] if snap.get("animation") else snap["constant"]
+        return snap
+
+    def clean(stats):
+        return (stats.get("mismatches") == 0 and stats.get("layoutMismatches") == 0 and stats.get("releaseMismatches") == 0
+                and stats.get("maxInFlight", 0) <= 1 and stats.get("eventsSent") == stats.get("samples"))
+
+    def counters(stats):
+        keys = ("layouts", "layoutMismatches", "layoutsUnpredicted", "predictions", "mismatches", "releases", "releaseMismatches", "eventsSent", "samples", "maxInFlight")
+        return ", ".join(f"{k} {stats.get(k)}" for k in keys)
+
+    try:
+        for rtt in rtts:
+            label = f"layout page +{rtt} ms"
+            driver.get(f"{proxies[rtt].url}layout.html")
+            if not check(f"{label}: loads, session created", wait_for(lambda: js("return document.body.dataset.ready === '1'"), 60)):
+                continue
+            slow = 30 + rtt / 1000 * 20
+
+            # -- the keyboard (lift): a card resting at half sits exactly the inset higher, and returns on blur
+            reset(policy="lift", mode="fixed", detent="half")
+            c0 = card()
+            half = server(c0["session"])["detents"]["half"]
+            driver.find_element(By.ID, "field").click()  # a real text field: focus brings the keyboard up
+            up = idle(slow) and card()
+            snap_up = server(c0["session"])
+            check(f"{label}: keyboard up under lift: the card at half sits exactly the inset higher",
+                  up and up["constant"] == half - KEYBOARD_PT and abs(up["top"] - up["expected"]) < 0.01
+                  and snap_up["detent"] == "half" and snap_up["final"] == half - KEYBOARD_PT
+                  and snap_up["keyboardInset"] == KEYBOARD_PT,
+                  f"half {half} → drawn {up and up['constant']} (top {up and round(up['top'], 2)} px, expected {up and round(up['expected'], 2)}); "
+                  f"sheetd {snap_up['detent']} {snap_up['final']}, inset {snap_up.get('keyboardInset')}")
+            js("document.activeElement.blur()")  # blur: the keyboard goes
+            down = idle(slow) and card()
+            snap_down = server(c0["session"])
+            check(f"{label}: on blur the card returns to half",
+                  down and down["constant"] == half and abs(down["top"] - down["expected"]) < 0.01
+                  and snap_down["detent"] == "half" and snap_down["final"] == half and snap_down["keyboardInset"] == 0,
+                  f"drawn {down and down['constant']}, sheetd {snap_down['detent']} {snap_down['final']}")
+            stats = card()["stats"]
+            check(f"{label}: keyboard: both moves predicted, zero mismatches", stats.get("layouts") == 2 and clean(stats), counters(stats))
+
+            # -- extend: to the top-most and back to the detent it left
+            reset(policy="extend", mode="fixed", detent="half")
+            driver.find_element(By.ID, "field").click()
+            up = idle(slow) and card()
+            js("document.activeElement.blur()")
+            down = idle(slow) and card()
+            stats = card()["stats"]
+            check(f"{label}: keyboard under extend: to full and back to half, zero mismatches",
+                  up and down and up["constant"] == 18 and down["constant"] == half and clean(stats) and stats.get("layouts") == 2,
+                  f"{up and up['constant']} → {down and down['constant']}; {counters(stats)}")
+
+            # -- a rotation mid-drag keeps the card under the finger
+            reset(policy="lift", mode="fixed", detent="half")
+            x, y = js("return layoutDemo.headerPoint()")
+            press = ActionBuilder(driver, mouse=PointerInput(interaction.POINTER_MOUSE, "mouse"), duration=40)
+            press.pointer_action.move_to_location(x, y).pointer_down()
+            for i in range(1, 7):
+                press.pointer_action.move_to_location(x, y - 20 * i)
+            press.perform()
+            wait_for(lambda: js("return layoutDemo.session.at().motion === 'drag' && layoutDemo.session.stats.inFlight === 0 && layoutDemo.session._queued === null"), slow)
+            before = js("return {c: layoutDemo.session.at().constant, revision: layoutDemo.session.revision}")
+            js("layoutDemo.rotate()")
+            rotated = wait_for(lambda: js("const s = layoutDemo.session; return s.revision > arguments[0] ? {c: s.at().constant, motion: s.at().motion,"
+                                          " height: s.layoutState.geometry.height} : null", before["revision"]), slow)
+            check(f"{label}: a rotation mid-drag keeps the card under the finger",
+                  bool(rotated) and rotated["motion"] == "drag" and rotated["height"] == 390 and abs(rotated["c"] - before["c"]) <= 1e-9,
+                  f"constant {before['c']} → {rotated and rotated['c']} on the new geometry {rotated and rotated['height']}")
+            more = ActionBuilder(driver, mouse=PointerInput(interaction.POINTER_MOUSE, "mouse"), duration=40)
+            for i in range(1, 4):
+                more.pointer_action.move_to_location(x, y - 120 - 10 * i)
+            more.perform()
+            moved = js("return layoutDemo.session.at().constant")
+            time.sleep(0.25)  # hold still: the release is decided by position
+            up_action = ActionBuilder(driver, mouse=PointerInput(interaction.POINTER_MOUSE, "mouse"), duration=40)
+            up_action.pointer_action.pointer_up()
+            up_action.perform()
+            rest = idle(slow) and card()
+            snap = server(rest["session"]) if rest else {}
+            stats = card()["stats"]
+            check(f"{label}: after the rotation the drag goes on, releases, and rests where sheetd has it",
+                  bool(rest) and moved < rotated["c"] and snap.get("final") == rest["constant"]
+                  and clean(stats) and stats.get("layouts", 0) >= 1 and stats.get("predictions", 0) > 0 and stats.get("releases", 0) >= 1,
+                  f"{rotated and round(rotated['c'], 2)} → {round(moved, 2)} → {snap.get('detent')} {snap.get('final')}; {counters(stats)}")
+            js("layoutDemo.rotate()")
+            idle(slow)
+
+            # -- content-fit detents follow a content element whose height changes
+            reset(policy="lift", mode="fit", rows=4, detent="fit")
+            ok, details = True, []
+            for rows in (8, 2, 6):
+                revision = card()["revision"]
+                js("layoutDemo.setRows(arguments[0])", rows)
+                wait_for(lambda: card()["revision"] > revision, slow)
+                c = idle(slow) and card()
+                content = js("return document.querySelector('#content').getBoundingClientRect().height")
+                snap = server(c["session"]) if c else {}
+                H = 844 - 47
+                expected = H - (content + 96)
+                good = bool(c) and c["constant"] == expected and snap.get("detents", {}).get("fit") == expected and snap.get("final") == expected \
+                    and snap.get("contentHeight") == content and abs(c["top"] - c["expected"]) < 0.01
+                ok = ok and good
+                details.append(f"{rows} rows: content {content} pt → fit {snap.get('detents', {}).get('fit')} (H − (content + 96) = {expected}), drawn {c and c['constant']}")
+            stats = card()["stats"]
+            check(f"{label}: content-fit detents follow the content element's height", ok and clean(stats) and stats.get("layouts", 0) >= 3,
+                  "; ".join(details) + f"; {counters(stats)}")
+
+            # -- sheet-client.js's layout law against sheetd, in Chromium (the table of layout_law_check.js)
+            if rtt == rtts[0]:
+                driver.set_script_timeout(300)
+                source = open(LAYOUT_LAW_CHECK, encoding="utf-8").read()
+                out = driver.execute_async_script(
+                    source + "\nconst done = arguments[arguments.length - 1];"
+                    "layoutLawCheck(arguments[0]).then(done, (e) => done({error: String(e && e.stack || e)}));", API)
+                if check("layout law in JavaScript: the check ran", out and "error" not in out, (out or {}).get("error", "")[:300]):
+                    check("layout law in JavaScript: every layout change predicted as sheetd answered it (detents, laws, move, segment)",
+                          not out["failures"] and out["layoutMismatches"] == 0 and out["mismatches"] == 0 and out["releaseMismatches"] == 0
+                          and out["layouts"] > 200 and out["underFinger"] > 20 and out["maxFingerError"] <= 1e-9,
+                          f"{out['scenarios']} scenarios, {out['layouts']} layout changes ({out['unpredicted']} not predicted), "
+                          f"{out['underFinger']} mid-drag (card moved ≤ {out['maxFingerError']:.2g} pt), {out['predictions']} drag predictions, "
+                          f"{out['releases']} releases; mismatches {out['layoutMismatches']}/{out['mismatches']}/{out['releaseMismatches']}; "
+                          + "; ".join(out["failures"][:3]))
+            errors = console_errors(driver)
+            check(f"{label}: no console errors", not errors, "; ".join(e["message"] for e in errors)[:300])
+    finally:
+        driver.quit()
+        for p in proxies.values():
+            p.stop()
+
+
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
@@ -491,7 +656,11 @@ def main():
         driver.save_screenshot(os.path.join(ARTIFACTS, "dark.png"))
 
         # ---- 5. through a delay proxy at +0 and +200 ms: prediction, batching, the same snaps
-        through_delay_proxies()
+        if not os.environ.get("BROWSER_TEST_ONLY_LAYOUT"):
+            through_delay_proxies()
+
+        # ---- 6. the layout page (keyboard, rotation, content-fit) at +0 and +200 ms
+        layout_page()
     except Exception:
         traceback.print_exc()
         check("the test ran to the end", False, "exception (above)")

@@ -41,6 +41,8 @@
  * @property {Record<string, any>} [options]  the preset's own options (GET /presets lists them)
  * @property {string} [initialDetent]     start resting there instead of hidden
  * @property {"server" | "client"} [clock]  "client": every mutating request carries `time`
+ * @property {number} [keyboardInset]     fluid: points the keyboard covers from the bottom (POST /sessions)
+ * @property {number} [contentHeight]     fluid: the content's height, points, for `content` detents (POST /sessions)
  *
  * @typedef {object} Animation  An animation in closed form.
  * @property {number} id            strictly increasing within the session; frame ids are `id:index`
@@ -80,6 +82,11 @@
  * @property {DragLaw} dragLaw
  * @property {ReleaseLaw} releaseLaw
  * @property {DragSegment} [drag]  while dragging
+ * @property {number} [keyboardInset]   fluid
+ * @property {number | null} [contentHeight]  fluid
+ * @property {string[]} [unreachable]   fluid: detents the content cannot reach on this layout
+ * @property {number} [revision]        the layout revision the laws belong to
+ * @property {LayoutLaw} [layoutLaw]    fluid: where the detents are on any layout
  *
  * @typedef {object} Snap  Where a release (or show/dismiss) sends the card, and why.
  * @property {string} detent
@@ -106,6 +113,13 @@
  * @property {ReleaseLaw} [releaseLaw]  with `drag`
  * @property {{count: number, settles: {index: number, phase: PanPhase, snap: Snap, animation: Animation}[]}} [batch]
  * @property {Frame[]} [frames]     with `?frames=`: the running animation, sampled from its start
+ * @property {Required<Geometry>} [geometry]  after a layout event (with `keyboardInset`, `contentHeight`, `detents`, `unreachable`)
+ * @property {number} [keyboardInset]
+ * @property {number | null} [contentHeight]
+ * @property {Record<string, number>} [detents]
+ * @property {string[]} [unreachable]
+ * @property {number} [revision]       with the laws: the layout revision they belong to
+ * @property {LayoutLaw} [layoutLaw]
  *
  * @typedef {object} Frame  The data of an `event: frame`.
  * @property {number} animation
@@ -179,6 +193,7 @@
  * @property {{when: ReleaseCondition[], detent?: string, nearest?: {candidates: string[], of: "constant" | "projection", clampToNeighbours: boolean}}[]} rules
  * @property {{when: {toHidden?: boolean, releasedAbove?: number}[], curve: CurveLaw}[]} motions
  * @property {"interpolate" | "position"} alphaRule
+ * @property {{detent: string} | null} [handOff]  fluid: a spring crossing this detent hands its velocity to the content (not predicted by this client)
  *
  * @typedef {object} LocalAnimation  An animation predicted from the release law (an answer's `animation` without `id`).
  * @property {string} curve
@@ -237,6 +252,55 @@
  * @property {number} corrections    blends (a catch, or the release joining sheetd's animation)
  * @property {number} releases       animations started locally from the release law (releases, transition finishes, cancels)
  * @property {number} releaseMismatches  answers whose snap or animation differs from that (there should be none)
+ * @property {number} layouts        layout changes predicted from the layout law (the card placed and moved on the frame of the change)
+ * @property {number} layoutMismatches  answers to them that differ: detents, unreachable, laws, the move, the drag's new segment (there should be none)
+ * @property {number} layoutsUnpredicted  layout changes sent without a prediction (options changed, no layout law, a card coasting): the card follows the answer
+ *
+ * @typedef {object} LayoutRule  One detent of the layout law.
+ * @property {string} name
+ * @property {"fromTop" | "fraction" | "height" | "content"} kind
+ * @property {number} value
+ *
+ * @typedef {object} LayoutLaw  fluid: where the detents are on any layout (every snapshot's `layoutLaw`).
+ * @property {LayoutRule[]} detents
+ * @property {boolean} hideable
+ * @property {"lift" | "extend" | "none"} keyboard
+ * @property {boolean} keyboardDrag
+ * @property {"release" | "none"} motion
+ *
+ * @typedef {object} Layout  The layout around the card, as the client measured it.
+ * @property {Required<Geometry>} geometry
+ * @property {number} keyboardInset
+ * @property {number | null} contentHeight
+ *
+ * @typedef {"release" | "none" | {curve: "linear" | "easeIn" | "easeOut" | "easeInOut", duration: number}} LayoutMotion
+ *
+ * @typedef {object} LayoutChange  What changed (`sheet.layout(change)`): fields left out keep their value.
+ * @property {Geometry} [geometry]
+ * @property {number} [keyboardInset]
+ * @property {number} [contentHeight]
+ * @property {Record<string, any>} [options]  options to change (not predicted: the card follows the answer)
+ * @property {LayoutMotion} [motion]          default: the law's `motion`
+ * @property {number} [time]                  client clock (default: now)
+ *
+ * @typedef {object} ResolvedLayout  The layout law evaluated on a layout.
+ * @property {{name: string, constant: number}[]} detents  reachable ones top-down, `hidden` last
+ * @property {string[]} unreachable
+ * @property {number} top   step 2's bound (0 without a non-content rule)
+ *
+ * @typedef {object} LayoutObserverOptions  `sheet.observeLayout(options)`: the sources to follow.
+ * @property {boolean | {viewport?: LayoutViewport, layoutHeight?: () => number}} [keyboard]
+ *   the keyboard's inset from `window.visualViewport` (or a stand-in with the same members):
+ *   layoutHeight() − (viewport.height + viewport.offsetTop), on its `resize` and `scroll`
+ * @property {Element} [content]  content height from a ResizeObserver on this element (its border box)
+ * @property {boolean | {element?: Element, read: () => Geometry}} [geometry]
+ *   on window resize and orientationchange (and a ResizeObserver on `element`), `read()` gives the
+ *   new geometry (true: the window's inner height, the safe areas unchanged)
+ * @property {() => number} [scale]  CSS px per point (default 1)
+ * @property {LayoutMotion} [keyboardMotion]  the motion of a keyboard change (default easeOut 0.25 s, the keyboard's own)
+ * @property {(result: Promise<Result>, change: LayoutChange) => void} [onLayout]  after each layout event is sent
+ *
+ * @typedef {EventTarget & {height: number, offsetTop: number}} LayoutViewport
  *
  * @typedef {object} PresetInfo
  * @property {PresetName} name
@@ -600,6 +664,199 @@ export function sampleAnimation(a, elapsed) {
     return { t, constant, dimmerAlpha: alpha, progress: progressOf(a.dragLaw, constant), velocity };
 }
 
+// ------------------------------------------------------------ layout
+
+/** The named timing curves' control points [x1, y1, x2, y2] (UIKit's, as sheetd's `TimingCurve`). */
+export const TIMING_CURVES = {
+    linear: [0, 0, 1, 1], easeIn: [0.42, 0, 1, 1], easeOut: [0, 0, 0.58, 1], easeInOut: [0.42, 0, 0.58, 1],
+};
+
+/**
+ * Evaluates a layout law on a layout: the steps of openapi.yaml's `LayoutLaw` (and of the engine's
+ * `LayoutLaw.resolve`), each one IEEE-754 double operation as written, so the constants are
+ * sheetd's to the bit.
+ * @param {LayoutLaw} law @param {Layout} layout
+ * @returns {ResolvedLayout}
+ */
+export function resolveLayoutLaw(law, layout) {
+    const g = layout.geometry;
+    const H = g.height - g.safeAreaTop;
+    const ch = layout.contentHeight;
+    // 1. each rule's constant, clamped to [0, H] (a `content` rule has none without a content height)
+    /** @type {(number | null)[]} */
+    const constants = law.detents.map((rule) => {
+        let c;
+        switch (rule.kind) {
+            case "fromTop": c = rule.value; break;
+            case "fraction": c = H - H * rule.value; break;
+            case "height": c = H - rule.value; break;
+            default: c = ch === null || ch === undefined ? null : H - (ch + rule.value);
+        }
+        return c === null ? null : Math.min(Math.max(c, 0), H);
+    });
+    // 2. top: the smallest constant of the rules not of kind `content`; content constants clamped to [top, H]
+    /** @type {number | null} */
+    let top = null;
+    law.detents.forEach((rule, k) => {
+        const c = constants[k];
+        if (rule.kind !== "content" && c !== null && c < (top ?? Infinity)) top = c;
+    });
+    // 3. fit: the highest reachable content detent; a detent above it is unreachable
+    /** @type {number | null} */
+    let fit = null;
+    law.detents.forEach((rule, k) => {
+        const c = constants[k];
+        if (rule.kind !== "content" || c === null) return;
+        const clamped = Math.max(c, top ?? 0);
+        constants[k] = clamped;
+        if (clamped < (fit ?? Infinity)) fit = clamped;
+    });
+    /** @type {{index: number, constant: number}[]} */
+    const reachable = [];
+    /** @type {string[]} */
+    const unreachable = [];
+    law.detents.forEach((rule, k) => {
+        const c = constants[k];
+        if (c === null || !(rule.kind === "content" || c >= (fit ?? -Infinity))) unreachable.push(rule.name);
+        else reachable.push({ index: k, constant: c });
+    });
+    // 4. by constant, a tie in the rules' order
+    reachable.sort((a, b) => (a.constant !== b.constant ? a.constant - b.constant : a.index - b.index));
+    let detents = reachable.map((d) => ({ name: law.detents[d.index].name, constant: d.constant }));
+    // 5. lift: up by the inset, never above top
+    if (law.keyboard === "lift" && layout.keyboardInset > 0) {
+        const bound = top ?? 0, k = layout.keyboardInset;
+        detents = detents.map((d) => ({ name: d.name, constant: Math.max(d.constant - k, bound) }));
+    }
+    // 6. hidden at H
+    if (law.hideable) detents.push({ name: "hidden", constant: H });
+    return { detents, unreachable, top: top ?? 0 };
+}
+
+/**
+ * fluid's drag and release laws on a layout whose detents `resolved` gives, built as sheetd builds
+ * them (`Presets/Fluid.swift`): lower = the top-most detent, upper = the lowest (hidden where there
+ * is one), the rubber band over the screen's height, the dimmer from the undimmed detent (the one
+ * named, else the lowest reachable) to the one above it, progress over the detents; the release
+ * law's removal rule measured to the new H and its candidates the new detents. The answer's laws
+ * (same revision) confirm them; a difference counts in `stats.layoutMismatches`.
+ * @param {DragLaw} dragLaw @param {ReleaseLaw} releaseLaw  the laws of the layout before
+ * @param {ResolvedLayout} resolved @param {Layout} layout
+ * @param {{undimmedDetent?: string, maxDimAlpha: number, momentumHandOff?: boolean, contentScrollsAt?: string | string[]}} dimmer
+ *   the options that place the dimmer (and the hand-off to the content, at the top-most detent where the content scrolls there)
+ * @returns {{dragLaw: DragLaw, releaseLaw: ReleaseLaw} | null}  null: no visible detent (sheetd refuses the layout)
+ */
+export function relaidLaws(dragLaw, releaseLaw, resolved, layout, dimmer) {
+    const all = resolved.detents;
+    const visible = all.filter((d) => d.name !== "hidden");
+    if (visible.length === 0) return null;
+    const H = layout.geometry.height - layout.geometry.safeAreaTop;
+    let u = visible.findIndex((d) => d.name === dimmer.undimmedDetent);
+    if (u < 0) u = visible.length - 1;
+    const band = dragLaw.rubberBand;
+    const hidden = all.find((d) => d.name === "hidden");
+    /** @type {DragLaw} */
+    const drag = {
+        lower: visible[0].constant, upper: all[all.length - 1].constant,
+        rubberBand: band ? { coefficient: band.coefficient, dimension: layout.geometry.height } : null,
+        dimmer: u === 0 ? { full: 0, fullAt: 0, clearAt: 0 } : { full: dimmer.maxDimAlpha, fullAt: visible[u - 1].constant, clearAt: visible[u].constant },
+        progress: { low: (hidden ?? all[all.length - 1]).constant, top: all[0].constant },
+        finishThreshold: null,
+    };
+    /** @type {ReleaseLaw} */
+    const release = {
+        ...releaseLaw,
+        ...(releaseLaw.handOff !== undefined ? {
+            handOff: dimmer.momentumHandOff && (dimmer.contentScrollsAt !== undefined && typeof dimmer.contentScrollsAt !== "string"
+                ? dimmer.contentScrollsAt.includes(visible[0].name) : true) ? { detent: visible[0].name } : null,
+        } : {}),
+        rules: releaseLaw.rules.map((rule) => ({
+            ...rule,
+            when: rule.when.map((w) => (w.quantity === "velocityPerDistance" ? { ...w, to: H } : w)),
+            ...(rule.nearest ? { nearest: { ...rule.nearest, candidates: all.map((d) => d.name) } } : {}),
+        })),
+    };
+    return { dragLaw: drag, releaseLaw: release };
+}
+
+/**
+ * Where a card at (or heading for) the detent `name` goes on a new layout: the detent of the same
+ * name, or where it vanished the visible one nearest to its progress on the old layout (a tie
+ * goes to the upper one).
+ * @param {string} name @param {number} oldConstant @param {DragLaw} oldLaw @param {ResolvedLayout} resolved @param {DragLaw} newLaw
+ */
+export function placeDetent(name, oldConstant, oldLaw, resolved, newLaw) {
+    if (resolved.detents.some((d) => d.name === name)) return name;
+    const p = progressOf(oldLaw, oldConstant);
+    /** @type {{name: string, constant: number} | null} */
+    let best = null;
+    for (const d of resolved.detents) {
+        if (d.name === "hidden") continue;
+        if (!best || Math.abs(progressOf(newLaw, d.constant) - p) < Math.abs(progressOf(newLaw, best.constant) - p)) best = d;
+    }
+    return (best ?? resolved.detents[0]).name;
+}
+
+/**
+ * The candidate a drag law turns into `constant` (the inverse of the rubber band; a clamping bound
+ * maps past itself to the bound): a drag re-based on a new law at it stays under the finger.
+ * @param {DragLaw} law @param {number} constant
+ */
+export function dragCandidate(law, constant) {
+    const band = law.rubberBand;
+    const maxStretch = 1e11;
+    /** @param {number} y */
+    const stretch = (y) => (band && y < band.dimension ? (1 / (1 - y / band.dimension) - 1) * band.dimension / band.coefficient : Infinity);
+    if (law.upper !== null && constant > law.upper) return band ? law.upper + Math.min(stretch(constant - law.upper), maxStretch) : law.upper;
+    if (law.lower !== null && constant < law.lower) return band ? law.lower - Math.min(stretch(law.lower - constant), maxStretch) : law.lower;
+    return constant;
+}
+
+/**
+ * Whether two JSON values are equal, numbers within 1e-9 relative.
+ * @param {any} a @param {any} b @returns {boolean}
+ */
+function closeJSON(a, b) {
+    if (typeof a === "number" && typeof b === "number") return a === b || Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+    if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => closeJSON(x, b[i]));
+    if (a && b && typeof a === "object" && typeof b === "object") {
+        const ka = Object.keys(a).filter((k) => a[k] !== undefined), kb = Object.keys(b).filter((k) => b[k] !== undefined);
+        return ka.length === kb.length && ka.every((k) => closeJSON(a[k], b[k]));
+    }
+    return a === b;
+}
+
+/**
+ * The layout a snapshot describes.
+ * @param {Partial<Snapshot>} s @returns {Layout}
+ */
+function layoutOf(s) {
+    const g = s.geometry ?? { height: 844, safeAreaTop: 47, safeAreaBottom: 34 };
+    return { geometry: { ...g }, keyboardInset: s.keyboardInset ?? 0, contentHeight: s.contentHeight ?? null };
+}
+
+/**
+ * An answered animation in closed form (a spring, a duration spring or a timing curve), to sample
+ * with `sampleAnimation`; null where the answer does not carry its parameters.
+ * @param {Animation} a @param {DragLaw} dragLaw  the law its dimmer and progress follow
+ * @returns {LocalAnimation | null}
+ */
+export function closedForm(a, dragLaw) {
+    if (!a || a.curve === undefined) return null;
+    /** @type {LocalAnimation} */
+    const local = { ...a, dragLaw, sampleAt: () => ({ x: 0, v: 0 }) };
+    if (a.curve === "spring") {
+        if (a.response === undefined || a.dampingRatio === undefined || a.velocity === undefined) return null;
+        local.sampleAt = oscillator((2 * Math.PI) / a.response, a.dampingRatio, a.from - a.to, a.velocity);
+    } else if (a.curve === "durationSpring") {
+        if (a.dampingRatio === undefined || a.initialVelocity === undefined) return null;
+        local.sampleAt = oscillator(Math.log(1000) / (a.dampingRatio * a.duration), a.dampingRatio, 1, -a.initialVelocity);
+    } else {
+        local.controlPoints = TIMING_CURVES[a.curve];
+    }
+    return local;
+}
+
 /**
  * @param {number} ms
  */
@@ -686,7 +943,9 @@ export class SheetClient {
         const snapshot = id
             ? await this.request("PUT", `sessions/${encodeURIComponent(id)}`, config)
             : await this.request("POST", "sessions", config);
-        return new SheetSession(this, snapshot);
+        const session = new SheetSession(this, snapshot);
+        session.sentOptions = { ...(config.options ?? {}) };
+        return session;
     }
 
     /**
@@ -758,6 +1017,26 @@ export class SheetSession {
         this._blend = null;
         /** The highest animation number played from an answer's frames. */
         this.playedAnimation = -1;
+        /**
+         * The layout around the card as this client knows it: the last it sent (`layout()`), or
+         * the snapshot's.
+         * @type {Layout}
+         */
+        this.layoutState = layoutOf(snapshot);
+        /** The layout revision of the laws `snapshot` holds: one more for each layout change predicted. */
+        this.revision = snapshot.revision ?? 0;
+        /** The revision sheetd will be at once the layout events queued are applied. */
+        this._expectedRevision = this.revision;
+        /** @type {string | null} `extend`: the detent the keyboard took the card from */
+        this._keyboardReturn = null;
+        /**
+         * The options this session was created with, where this client created it (fluid's
+         * dimmer on a new layout depends on whether `undimmedDetent` was sent); null: unknown.
+         * @type {Record<string, any> | null}
+         */
+        this.sentOptions = null;
+        /** A drag refused locally (the keyboard is up and the law's keyboardDrag is false). */
+        this._locked = false;
     }
 
     get path() {
@@ -777,6 +1056,7 @@ export class SheetSession {
         return {
             samples: 0, eventsSent: 0, requestsSent: 0, largestBatch: 0, inFlight, maxInFlight: inFlight,
             predictions: 0, mismatches: 0, maxError: 0, catches: 0, corrections: 0, releases: 0, releaseMismatches: 0,
+            layouts: 0, layoutMismatches: 0, layoutsUnpredicted: 0,
         };
     }
 
@@ -797,6 +1077,7 @@ export class SheetSession {
         const snapshot = await this._enqueue("PUT", this.path, config, "other");
         this._lastTime = -Infinity;
         this._adopt(snapshot);
+        this.sentOptions = { ...(config.options ?? {}) };
         return this.snapshot;
     }
 
@@ -862,6 +1143,14 @@ export class SheetSession {
      * @returns {Promise<Result>}
      */
     pan(phase, translation, options = {}) {
+        // The keyboard is up and the law locks the drag: sheetd would refuse `began` (409
+        // keyboard-locked) and with it every event of its batch; the drag is refused here.
+        const law = this.snapshot.layoutLaw;
+        if (phase === "began") this._locked = !!law && !law.keyboardDrag && this.layoutState.keyboardInset > 0;
+        if (this._locked) {
+            if (phase === "ended" || phase === "cancelled") this._locked = false;
+            return Promise.reject(new SheetError(409, { code: "keyboard-locked", detail: "the keyboard is up and this session's keyboardDrag option is false" }));
+        }
         /** @type {Record<string, any>} */
         const event = { phase, time: this._stamp(options.time ?? clientTime()) };
         if (translation !== undefined) event.translation = translation;
@@ -901,6 +1190,121 @@ export class SheetSession {
      */
     cancelled(options) {
         return this.pan("cancelled", undefined, options);
+    }
+
+    /**
+     * The layout around the card changed (the keyboard, the content's height, the screen):
+     * `{"phase": "layout"}` on the pan route, queued behind the events already made (in the
+     * batch of a gesture in progress, so its order among them is kept). While predicting, the
+     * card moves on this call: the layout law evaluated on the new layout places the detents, the
+     * card goes to its detent by name (its position and velocity kept: the release law's spring,
+     * a jump, or the timing curve `motion` gives), a dragged card stays under the finger; the
+     * answer confirms it (`stats.layouts`, `stats.layoutMismatches`) and brings the laws of the
+     * new revision. A partial `geometry` keeps the other members of the current one.
+     * @param {LayoutChange} change @returns {Promise<Result>}
+     */
+    layout(change) {
+        /** @type {Record<string, any>} */
+        const event = { phase: "layout", time: this._stamp(change.time ?? clientTime()) };
+        if (change.geometry !== undefined) event.geometry = { ...this.layoutState.geometry, ...change.geometry };
+        if (change.keyboardInset !== undefined) event.keyboardInset = change.keyboardInset;
+        if (change.contentHeight !== undefined) event.contentHeight = change.contentHeight;
+        if (change.options !== undefined) event.options = change.options;
+        if (change.motion !== undefined) event.motion = change.motion;
+        this.stats.samples += 1;
+        const record = this._predictEvent(event);
+        return this._enqueue("POST", `${this.path}/pan`, event, "pan", record);
+    }
+
+    /**
+     * Follows the page's layout and sends each change (`layout()`), at most one layout event per
+     * animation frame: the first change of a frame leaves at once (the card moves on that frame),
+     * later ones of the same frame together on the next. Only what differs from the layout the
+     * client holds is sent. Returns a function that stops observing.
+     * @param {LayoutObserverOptions} options
+     * @returns {() => void}
+     */
+    observeLayout(options) {
+        const scale = options.scale ?? (() => 1);
+        const keyboardMotion = options.keyboardMotion ?? { curve: "easeOut", duration: 0.25 };
+        /** @type {LayoutChange} */
+        let pending = {};
+        let busy = false;
+        /** @type {(() => void)[]} */
+        const stops = [];
+        const flush = () => {
+            const L = this.layoutState;
+            /** @type {LayoutChange} */
+            const change = {};
+            const p = pending;
+            pending = {};
+            if (p.keyboardInset !== undefined && p.keyboardInset !== L.keyboardInset) change.keyboardInset = p.keyboardInset;
+            if (p.contentHeight !== undefined && p.contentHeight !== L.contentHeight) change.contentHeight = p.contentHeight;
+            if (p.geometry) {
+                const g = { ...L.geometry, ...p.geometry };
+                if (g.height !== L.geometry.height || g.safeAreaTop !== L.geometry.safeAreaTop || g.safeAreaBottom !== L.geometry.safeAreaBottom) change.geometry = g;
+            }
+            if (Object.keys(change).length === 0) return false;
+            // The keyboard bounded by the screen it is on (sheetd refuses an inset taller).
+            const height = change.geometry?.height ?? L.geometry.height;
+            if ((change.keyboardInset ?? L.keyboardInset) > height) change.keyboardInset = height;
+            if (change.keyboardInset !== undefined) change.motion = keyboardMotion;
+            const result = this.layout(change);
+            result.catch(() => {});
+            options.onLayout?.(result, change);
+            return true;
+        };
+        const frame = () => {
+            busy = true;
+            requestAnimationFrame(() => {
+                busy = false;
+                if (flush()) frame();
+            });
+        };
+        /** @param {LayoutChange} change */
+        const changed = (change) => {
+            Object.assign(pending, change);
+            if (!busy && flush()) frame();
+        };
+        if (options.keyboard) {
+            const o = options.keyboard === true ? {} : options.keyboard;
+            const viewport = o.viewport ?? /** @type {LayoutViewport | null} */ (window.visualViewport);
+            const layoutHeight = o.layoutHeight ?? (() => window.innerHeight);
+            if (viewport) {
+                const read = () => {
+                    const covered = layoutHeight() - (viewport.height + viewport.offsetTop);
+                    changed({ keyboardInset: Math.max(0, covered / scale()) });
+                };
+                viewport.addEventListener("resize", read);
+                viewport.addEventListener("scroll", read);
+                stops.push(() => { viewport.removeEventListener("resize", read); viewport.removeEventListener("scroll", read); });
+            }
+        }
+        if (options.content) {
+            const observer = new ResizeObserver((entries) => {
+                const e = entries[entries.length - 1];
+                const box = e.borderBoxSize?.[0];
+                const h = box ? box.blockSize : e.target.getBoundingClientRect().height;
+                changed({ contentHeight: h / scale() });
+            });
+            observer.observe(options.content);
+            stops.push(() => observer.disconnect());
+        }
+        if (options.geometry) {
+            const o = options.geometry === true
+                ? { element: undefined, read: () => ({ ...this.layoutState.geometry, height: window.innerHeight / scale() }) }
+                : options.geometry;
+            const read = () => changed({ geometry: o.read() });
+            window.addEventListener("resize", read);
+            window.addEventListener("orientationchange", read);
+            stops.push(() => { window.removeEventListener("resize", read); window.removeEventListener("orientationchange", read); });
+            if (o.element) {
+                const observer = new ResizeObserver(read);
+                observer.observe(o.element);
+                stops.push(() => observer.disconnect());
+            }
+        }
+        return () => { for (const stop of stops) stop(); };
     }
 
     /**
@@ -996,6 +1400,10 @@ export class SheetSession {
      */
     _adopt(snapshot) {
         this.snapshot = snapshot;
+        this.layoutState = layoutOf(snapshot);
+        this.revision = snapshot.revision ?? 0;
+        this._expectedRevision = this.revision;
+        this._locked = false;
         this._segment = snapshot.drag ? { ...snapshot.drag } : null;
         this._gesture += 1;
         this._motion = this._restMotion(snapshot);
@@ -1033,12 +1441,25 @@ export class SheetSession {
         const record = {
             gesture: this._gesture, phase: event.phase, translation: event.translation, prediction: /** @type {Prediction | null} */ (null), estimated: false,
             release: /** @type {LocalAnimation | null} */ (null),
+            // what the prediction used: the laws' revision, the drag law and segment
+            revision: this.revision, law, segment: /** @type {DragSegment | null} */ (null),
+            // a layout change: what the answer of its revision is checked against
+            layout: /** @type {any} */ (null),
         };
         if (event.phase !== "changed") {
             this._gesture += 1;
             record.gesture = this._gesture;
         }
+        if (event.phase === "layout") return this._predictLayout(event, record);
         if (!this.predicts) return record;
+        if (this.revision !== this._expectedRevision) {
+            // A layout change not predicted is on its way: the laws are not known until its answer.
+            if (event.phase === "began") this._samples = [];
+            if (event.phase === "changed") this._samples.push({ t, x: event.translation });
+            this._segment = null;
+            this._motion = { kind: "hold", state: this.at(t) };
+            return record;
+        }
         const drawn = this.at(t);
         const m = this._motion;
         if (event.phase === "began") {
@@ -1071,6 +1492,7 @@ export class SheetSession {
             const p = evaluateDragLaw(law, this._segment, event.translation);
             this.stats.predictions += 1;
             record.prediction = p;
+            record.segment = this._segment;
             record.estimated = !!this._segment.estimated;
             this._motion = { kind: "drag", translation: event.translation, last: p };
             // transition: an event that finishes the drag starts the animation to the other detent.
@@ -1102,6 +1524,169 @@ export class SheetSession {
             this._motion = { kind: "hold", state: drawn };
         }
         return record;
+    }
+
+    /**
+     * A layout change as it leaves: the layout law evaluated on the client's new layout places the
+     * detents; the card follows by name (openapi.yaml's `LayoutLaw`, the engine's
+     * `SheetSession+Layout.swift`). Returns what the answer is checked against.
+     * @param {Record<string, any>} event @param {any} record
+     */
+    _predictLayout(event, record) {
+        const t = event.time;
+        const before = this.layoutState;
+        /** @type {Layout} */
+        const next = {
+            geometry: event.geometry ?? before.geometry,
+            keyboardInset: event.keyboardInset ?? before.keyboardInset,
+            contentHeight: event.contentHeight ?? before.contentHeight,
+        };
+        const g = next.geometry;
+        const valid = [g.height, g.safeAreaTop, g.safeAreaBottom, next.keyboardInset].every(Number.isFinite)
+            && next.keyboardInset >= 0 && next.keyboardInset <= g.height
+            && (next.contentHeight === null || (Number.isFinite(next.contentHeight) && next.contentHeight >= 0 && next.contentHeight <= 1e6));
+        if (!valid) return record; // sheetd refuses it (400) and nothing changes
+        const upToDate = this.revision === this._expectedRevision;
+        this._expectedRevision += 1;
+        this.layoutState = next;
+        if (event.options && this.sentOptions) {
+            for (const [k, v] of Object.entries(event.options)) {
+                if (v === null) delete this.sentOptions[k];
+                else this.sentOptions[k] = v;
+            }
+        }
+        const law = this.snapshot.layoutLaw;
+        const m0 = this._motion;
+        const unpredicted = () => {
+            this.stats.layoutsUnpredicted += 1;
+            return record;
+        };
+        if (!this.predicts || !law || !upToDate || event.options !== undefined || m0.kind === "hold" || m0.kind === "coast") return unpredicted();
+        const old = this.snapshot;
+        const resolved = resolveLayoutLaw(law, next);
+        const options = old.options ?? {};
+        const undimmedDetent = this.sentOptions ? this.sentOptions.undimmedDetent : options.undimmedDetent;
+        const laws = relaidLaws(old.dragLaw, old.releaseLaw, resolved, next, {
+            undimmedDetent, maxDimAlpha: options.maxDimAlpha ?? old.dragLaw.dimmer.full,
+            momentumHandOff: options.momentumHandOff, contentScrollsAt: options.contentScrollsAt,
+        });
+        if (!laws) {
+            // no visible detent: sheetd refuses it
+            this._expectedRevision -= 1;
+            this.layoutState = before;
+            return record;
+        }
+        /** @type {Record<string, number>} */
+        const detents = Object.fromEntries(resolved.detents.map((d) => [d.name, d.constant]));
+        const visible = resolved.detents.filter((d) => d.name !== "hidden");
+        const topMost = visible[0].name;
+        const H = g.height - g.safeAreaTop;
+        const extend = law.keyboard === "extend";
+        const rose = before.keyboardInset === 0 && next.keyboardInset > 0;
+        const fell = before.keyboardInset > 0 && next.keyboardInset === 0;
+        /** @type {LayoutMotion} */
+        const motion = event.motion ?? law.motion;
+        const state = this._motionAt(t); // settles an animation that ended
+        const m = this._motion;
+        const prediction = { revision: this.revision + 1, detents, unreachable: resolved.unreachable, dragLaw: laws.dragLaw, releaseLaw: laws.releaseLaw, still: false, segment: /** @type {DragSegment | null} */ (null) };
+        if (m.kind === "rest" && m.detent === "hidden") {
+            // A hidden card stays hidden, at the new H.
+            this._keyboardReturn = null;
+            this._motion = this._restMotion({ constant: H, dimmerAlpha: dimmerAlpha(laws.dragLaw, H), progress: progressOf(laws.dragLaw, H), detent: "hidden" });
+            prediction.still = true;
+        } else if ((m.kind === "rest" && m.detent) || m.kind === "animation") {
+            // At rest, or heading for a detent: its detent on the new layout, from where the card
+            // is at its velocity (an animation from sheetd's frames is sampled in closed form).
+            let from = state.constant, alpha = state.dimmerAlpha, velocity = 0, name, oldConstant;
+            if (m.kind === "animation") {
+                const a = m.frames ? closedForm(m.animation, old.dragLaw) : m.animation;
+                if (a) {
+                    const s = sampleAnimation(a, t - a.startTime);
+                    from = s.constant;
+                    alpha = s.dimmerAlpha;
+                    velocity = s.velocity;
+                } else {
+                    record.estimated = true;
+                    velocity = this._frameVelocity(m.frames, t - m.animation.startTime);
+                }
+                name = m.animation.detent;
+                oldConstant = m.animation.to;
+            } else {
+                name = m.detent;
+                oldConstant = m.constant;
+            }
+            if (name === undefined || oldConstant === undefined) return unpredicted();
+            const placed = placeDetent(name, oldConstant, old.dragLaw, resolved, laws.dragLaw);
+            let target = placed;
+            if (extend && rose && placed !== "hidden" && placed !== topMost) {
+                this._keyboardReturn = placed;
+                target = topMost;
+            } else if (fell && this._keyboardReturn !== null) {
+                const back = this._keyboardReturn;
+                this._keyboardReturn = null;
+                if (placed === topMost && detents[back] !== undefined) target = back;
+            }
+            const to = detents[target];
+            if (m.kind === "rest" && from === to) {
+                this._motion = this._restMotion({ constant: to, dimmerAlpha: dimmerAlpha(laws.dragLaw, to), progress: progressOf(laws.dragLaw, to), detent: target });
+                prediction.still = true;
+            } else {
+                /** @type {LocalAnimation | null} */
+                let a;
+                if (motion === "release") {
+                    a = releaseAnimation(laws.releaseLaw, laws.dragLaw, detents, { from, to: target, velocity, startTime: t });
+                } else {
+                    const curve = motion === "none" ? "linear" : motion.curve;
+                    a = {
+                        curve, from, to, duration: motion === "none" ? 0 : motion.duration, fromAlpha: alpha, toAlpha: 0, alphaRule: "interpolate",
+                        startTime: t, detent: target, dismiss: target === "hidden", controlPoints: TIMING_CURVES[curve], dragLaw: laws.dragLaw,
+                        sampleAt: () => ({ x: 0, v: 0 }),
+                    };
+                }
+                if (!a) return unpredicted();
+                // The dimmer goes from what the card shows to the target's alpha on the new layout.
+                a.fromAlpha = alpha;
+                a.toAlpha = dimmerAlpha(laws.dragLaw, to);
+                a.alphaRule = "interpolate";
+                this._motion = { kind: "animation", animation: a, frames: null };
+                record.release = a;
+            }
+        } else if (m.kind === "drag" && this._segment) {
+            // Dragged: re-based on the new law so that the card stays under the finger.
+            const seg = this._segment;
+            const origin = seg.origin && old.detents[seg.origin] !== undefined
+                ? placeDetent(seg.origin, old.detents[seg.origin], old.dragLaw, resolved, laws.dragLaw) : null;
+            if (extend && rose) this._keyboardReturn = origin;
+            if (fell) this._keyboardReturn = null;
+            const segment = {
+                start: dragCandidate(laws.dragLaw, m.last.constant), base: m.translation, origin,
+                contentCanScroll: seg.contentCanScroll, finish: null, estimated: seg.estimated,
+            };
+            this._segment = segment;
+            this._motion = { kind: "drag", translation: m.translation, last: evaluateDragLaw(laws.dragLaw, segment, m.translation) };
+            prediction.segment = segment;
+            record.estimated = !!seg.estimated;
+        } else {
+            return unpredicted();
+        }
+        this.revision += 1;
+        this.snapshot = {
+            ...old, geometry: next.geometry, keyboardInset: next.keyboardInset, contentHeight: next.contentHeight, detents,
+            unreachable: resolved.unreachable, dragLaw: laws.dragLaw, releaseLaw: laws.releaseLaw, revision: this.revision,
+        };
+        record.layout = prediction;
+        this.stats.layouts += 1;
+        return record;
+    }
+
+    /**
+     * The velocity sheetd's frames give at `dt` seconds into their animation (between two frames, the earlier one's).
+     * @param {Frame[]} frames @param {number} dt
+     */
+    _frameVelocity(frames, dt) {
+        let v = 0;
+        for (const f of frames) if (f.t <= dt) v = f.velocity;
+        return frames.length > 0 && dt >= frames[frames.length - 1].t ? 0 : v;
     }
 
     /**
@@ -1220,15 +1805,37 @@ export class SheetSession {
         const records = job.records;
         const lastEvent = events[events.length - 1];
         const lastRecord = records[records.length - 1];
-        const law = r.dragLaw ?? this.snapshot.dragLaw;
-        if (r.dragLaw) this.snapshot = { ...this.snapshot, dragLaw: r.dragLaw, releaseLaw: r.releaseLaw ?? this.snapshot.releaseLaw };
+        // The laws an answer carries are taken unless the client holds a newer revision (a layout
+        // change predicted since): it never predicts with an older law.
+        const fresh = r.revision === undefined || r.revision >= this.revision;
+        /** @type {any} the last layout change of this request that was predicted */
+        const layoutRecord = [...records].reverse().find((rec) => rec.layout) ?? null;
+        if (fresh && (r.dragLaw || r.layoutLaw || r.detents)) {
+            const p = layoutRecord?.layout;
+            if (p && p.revision === r.revision) {
+                // The layout law evaluated on the client's layout, and the laws built on it, are sheetd's.
+                const same = closeJSON(p.detents, r.detents) && closeJSON(p.unreachable, r.unreachable ?? [])
+                    && closeJSON(p.dragLaw, r.dragLaw) && closeJSON(p.releaseLaw, r.releaseLaw);
+                if (!same) this.stats.layoutMismatches += 1;
+            }
+            /** @type {Partial<Snapshot>} */
+            const update = {};
+            for (const k of /** @type {const} */ (["dragLaw", "releaseLaw", "layoutLaw", "revision", "detents", "unreachable", "geometry", "keyboardInset", "contentHeight"]))
+                if (r[k] !== undefined) update[k] = /** @type {any} */ (r[k]);
+            this.snapshot = { ...this.snapshot, ...update };
+            if (r.revision !== undefined) this.revision = r.revision;
+            // sheetd's layout is the client's own once no newer change is on its way
+            if (r.geometry && this.revision === this._expectedRevision) this.layoutState = layoutOf(this.snapshot);
+        }
+        const law = this.snapshot.dragLaw;
         // sheetd's segment replaces the local one (a catch mid-flight is where the two differ).
-        if (r.drag && lastRecord.gesture === this._gesture) {
+        if (r.drag && fresh && lastRecord.gesture === this._gesture) {
             const local = this._segment;
             this._segment = { ...r.drag };
             // (a card caught from a predicted animation is where sheetd has it, to the last bits of exp and sin)
-            if (local && (Math.abs(local.start - r.drag.start) > 1e-9 || local.base !== r.drag.base)) {
+            if (local && (Math.abs(local.start - r.drag.start) > 1e-9 || local.base !== r.drag.base || (layoutRecord?.layout?.segment && local.origin !== r.drag.origin))) {
                 if (local.estimated) this.stats.catches += 1;
+                else if (layoutRecord?.layout?.segment === local) this.stats.layoutMismatches += 1; // re-based on a layout change: the start is exact
                 const t = clientTime();
                 const before = this.at(t);
                 const m = this._motion;
@@ -1239,8 +1846,11 @@ export class SheetSession {
             }
         }
         // Check the answer against the law evaluated for the same translation, in sheetd's segment.
-        if (r.state === "dragging" && lastEvent.phase === "changed" && this._segment && law && lastRecord.prediction) {
-            const expected = evaluateDragLaw(law, this._segment, lastEvent.translation);
+        // (a prediction made before a layout change the client predicted since: with its own law and segment)
+        const current = lastRecord.revision === this.revision;
+        const checkLaw = current ? law : lastRecord.law, checkSegment = current ? this._segment : lastRecord.segment;
+        if (r.state === "dragging" && lastEvent.phase === "changed" && checkSegment && checkLaw && lastRecord.prediction && (current || !checkSegment.estimated)) {
+            const expected = evaluateDragLaw(checkLaw, checkSegment, lastEvent.translation);
             const error = Math.max(
                 Math.abs(expected.constant - r.constant),
                 Math.abs(expected.dimmerAlpha - r.dimmerAlpha),
@@ -1261,6 +1871,18 @@ export class SheetSession {
             const record = records[i];
             if (settled && events[i].phase === "changed" && record.prediction && !record.prediction.finishes) this.stats.mismatches += 1;
             const local = record.release;
+            if (events[i].phase === "layout") {
+                // A layout change: the move predicted (or none, where the card was already there) is sheetd's.
+                if (!record.layout) continue;
+                if (local && settled && sameAnimation(local, settled.animation) && closeJSON(local.fromAlpha, settled.animation?.fromAlpha)
+                    && closeJSON(local.toAlpha, settled.animation?.toAlpha) && settled.animation?.alphaRule === local.alphaRule) {
+                    local.id = /** @type {Animation} */ (settled.animation).id;
+                    if (last) confirmed = local;
+                } else if ((local || settled) && !record.estimated) {
+                    this.stats.layoutMismatches += 1;
+                }
+                continue;
+            }
             if (!local) continue;
             if (settled && sameAnimation(local, settled.animation)) {
                 local.id = /** @type {Animation} */ (settled.animation).id;
@@ -1341,6 +1963,8 @@ export class SheetSession {
                     // Refused (a conflict, an expired session): nothing is predicted until the next answer.
                     this._segment = null;
                     this._motion = this._restMotion(this.snapshot);
+                    // A refused layout change (a batch is all or nothing): the layout and laws are sheetd's again.
+                    if (job.events.some((e) => e.phase === "layout") || this.revision !== this._expectedRevision) this.get().catch(() => {});
                 }
                 throw e;
             } finally {

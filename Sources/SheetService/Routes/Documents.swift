@@ -14,12 +14,15 @@ struct Documents: Sendable {
         case contract
         /// `GET /presets`: every preset with its options and detents (`ReplyJSON.presets()`).
         case presets
+        /// `GET /layout.html`: the demo of layout changes (keyboard, content height, rotation).
+        case layoutPage
     }
 
     private let page: [UInt8]
     private let clientModule: [UInt8]
     private let contract: [UInt8]
     private let presets: [UInt8]
+    private let layoutPage: [UInt8]
 
     /// Reads the files of the module's Resources folder and writes the preset catalog.
     init() throws {
@@ -27,6 +30,7 @@ struct Documents: Sendable {
         clientModule = try Self.resource("sheet-client", "js")
         contract = try Self.resource("openapi", "yaml")
         presets = ReplyJSON.presets()
+        layoutPage = try Self.resource("layout", "html")
     }
 
     /// The document's media type and bytes.
@@ -36,6 +40,7 @@ struct Documents: Sendable {
         case .clientModule: ("text/javascript; charset=utf-8", clientModule)
         case .contract: ("application/yaml", contract)
         case .presets: ("application/json", presets)
+        case .layoutPage: ("text/html; charset=utf-8", layoutPage)
         }
     }
 
