@@ -320,6 +320,10 @@ def release_law_in_javascript(driver):
           not out["mismatches"] and all(by_preset.get(p, 0) > 0 for p in presets) and out["finishes"] > 0 and out["cancels"] > 0,
           f"{out['releases']} releases, {out['finishes']} finishes, {out['cancels']} cancels; by preset {by_preset}; "
           + "; ".join(out["mismatches"][:5]))
+    # fluid's momentum hand-off (step 5 of the release law, a spring crossing the top-most detent):
+    # sheet-client.js predicts when and with what velocity the content takes over.
+    check("release law in JavaScript: the hand-offs to the content (scrollFling) are sheetd's",
+          not out["mismatches"] and out.get("handOffs", 0) > 0, f"{out.get('handOffs', 0)} hand-offs")
     check("release law in JavaScript: every frame sheetd sent equals the closed form to 1e-9",
           not out["mismatches"] and out["frames"] > 0 and out["maxFrameError"] <= 1e-9,
           f"{out['frames']} frames, largest difference {out['maxFrameError']:.3g}")

@@ -25,6 +25,9 @@ const CONFIGS = [
     { preset: "fluid" }, // removal velocity, momentum projection clamped to the neighbours, critical spring
     { preset: "fluid", options: { skipDetents: true, dampingRatio: 0.6 } }, // projection unclamped, underdamped spring
     { preset: "fluid", options: { hideable: false, dampingRatio: 1.4, decelerationRate: 0.99 } }, // no hidden, overdamped
+    { preset: "fluid", options: { thresholds: { expand: 0.25, collapse: 0.5, dismiss: 0.75 }, dismissFrom: "lowest" } }, // thresholds per transition (projectedFraction), removal from the lowest only
+    { preset: "fluid", options: { momentumHandOff: true, dampingRatio: 0.5 } }, // a spring crossing full hands its momentum to the content (scrollFling)
+    { preset: "fluid", options: { momentumHandOff: true, contentScrollsAt: "everywhere", dragFirst: "sheet" } }, // critical: a hand-off for fast upward releases only
 ];
 const GESTURES_PER_CONFIG = 40;
 const FPS = 120;
@@ -47,7 +50,7 @@ function boundaries(law) {
 
 /**
  * @param {string} api  sheetd's base URL, ending in "/"
- * @returns {Promise<{releases: number, finishes: number, cancels: number, frames: number, mismatches: string[], maxFrameError: number, byPreset: Record<string, number>}>}
+ * @returns {Promise<{releases: number, finishes: number, cancels: number, frames: number, handOffs?: number, mismatches: string[], maxFrameError: number, byPreset: Record<string, number>}>}
  */
 async function releaseLawCheck(api) {
     const m = await import(api + "sheet-client.js");
@@ -143,9 +146,16 @@ async function releaseLawCheck(api) {
                 if ((chosen.projected ?? null) !== (r.snap.projected ?? null) && !close(chosen.projected, r.snap.projected)) {
                     out.mismatches.push(`${label}: projected ${chosen.projected}, sheetd ${r.snap.projected}`);
                 }
-                local = m.releaseAnimation(snap.releaseLaw, snap.dragLaw, snap.detents, { from: constant, to: chosen.detent, velocity: v, startTime: t });
+                local = m.releaseAnimation(snap.releaseLaw, snap.dragLaw, snap.detents, { from: constant, to: chosen.detent, velocity: v, startTime: t, release: true });
                 answered = r.animation;
                 out.releases += 1;
+                // The hand-off to the content (step 5): predicted exactly when sheetd answers one.
+                const handed = r.scrollFling ?? null, mine = local?.scrollFling ?? null;
+                if (!handed !== !mine || (handed && mine && !(close(handed.time, mine.time) && close(handed.velocity, mine.velocity)))) {
+                    out.mismatches.push(`${label}: scrollFling ${JSON.stringify(mine)}, sheetd ${JSON.stringify(handed)}`);
+                    continue;
+                }
+                if (handed) out.handOffs = (out.handOffs ?? 0) + 1;
             }
             if (!local || !answered) {
                 out.mismatches.push(`${label}: ${local ? "" : "no local animation "}${answered ? "" : "no animation answered"}`);

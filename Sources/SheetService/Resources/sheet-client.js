@@ -107,6 +107,7 @@
  * @property {number} [velocity]
  * @property {"client" | "estimated"} [velocitySource]
  * @property {"sheet" | "scroll"} [consumer]
+ * @property {ScrollFling} [scrollFling]  a release that handed the card's momentum to the content
  * @property {number} time
  * @property {DragSegment} [drag]   on `began` (and where a new segment starts)
  * @property {DragLaw} [dragLaw]    with `drag`
@@ -169,7 +170,7 @@
  *
  * @typedef {object} ReleaseCondition  One condition of a release rule: `{origin}`, or a quantity compared.
  * @property {string} [origin]  the drag began at this detent
- * @property {"constant" | "truncatedConstant" | "velocity" | "velocityPerDistance" | "fraction"} [quantity]
+ * @property {"constant" | "truncatedConstant" | "velocity" | "velocityPerDistance" | "fraction" | "projectedFraction"} [quantity]
  * @property {"<" | "<=" | ">" | ">="} [is]
  * @property {number} [value]
  * @property {number} [to]      velocityPerDistance: v / max(to − constant, 1)
@@ -195,6 +196,10 @@
  * @property {"interpolate" | "position"} alphaRule
  * @property {{detent: string} | null} [handOff]  fluid: a spring crossing this detent hands its velocity to the content (not predicted by this client)
  *
+ * @typedef {object} ScrollFling  When a release hands the card's momentum to its content.
+ * @property {number} time      seconds on the session's clock: the instant the card reaches the top-most detent
+ * @property {number} velocity  pt/s (< 0: upward), the velocity the content's own fling starts with
+ *
  * @typedef {object} LocalAnimation  An animation predicted from the release law (an answer's `animation` without `id`).
  * @property {string} curve
  * @property {number} from
@@ -212,6 +217,7 @@
  * @property {number} [velocity]
  * @property {number[]} [controlPoints]
  * @property {number} [id]  sheetd's number, once the answer confirmed it
+ * @property {ScrollFling} [scrollFling]  the release law's hand-off to the content (step 5), where it applies
  * @property {DragLaw} dragLaw
  * @property {(t: number) => {x: number, v: number}} sampleAt  the spring's state
  *
@@ -435,6 +441,10 @@ export function evaluateReleaseLaw(law, detents, constant, velocity, origin) {
                 const from = /** @type {number} */ (w.from), span = /** @type {number} */ (w.toward) - from;
                 return span === 0 ? 0 : (c - from) / span;
             }
+            case "projectedFraction": {
+                const from = /** @type {number} */ (w.from), span = /** @type {number} */ (w.toward) - from;
+                return span === 0 ? 0 : ((projected ?? c) - from) / span;
+            }
             default: return NaN; // an unknown quantity never holds
         }
     };
@@ -480,7 +490,10 @@ export function evaluateReleaseLaw(law, detents, constant, velocity, origin) {
  * law's first matching motion, from `from` to the detent `to`, at `startTime`. It has the fields
  * of an answer's `animation` (except `id`) and samples with `sampleAnimation`.
  * @param {ReleaseLaw} releaseLaw @param {DragLaw} dragLaw @param {Record<string, number>} detents
- * @param {{from: number, to: string, velocity: number, startTime: number, isShow?: boolean}} move
+ * With `move.release` (an `ended` or a `fling`), the law's hand-off applies (step 5): a spring to
+ * `handOff.detent` from below that crosses it before settling ends there, and the animation says
+ * when and with what velocity the content takes over (`scrollFling`).
+ * @param {{from: number, to: string, velocity: number, startTime: number, isShow?: boolean, release?: boolean}} move
  * @returns {LocalAnimation | null}
  */
 export function releaseAnimation(releaseLaw, dragLaw, detents, move) {
@@ -511,6 +524,14 @@ export function releaseAnimation(releaseLaw, dragLaw, detents, move) {
         Object.assign(a, { response: k.response, dampingRatio: k.dampingRatio, velocity: v });
         a.sampleAt = oscillator(/** @type {number} */ (k.omega), /** @type {number} */ (k.dampingRatio), from - to, v);
         a.duration = settleTime(a.sampleAt, /** @type {NonNullable<CurveLaw["settle"]>} */ (k.settle));
+        if (move.release && releaseLaw.handOff && releaseLaw.handOff.detent === move.to && from > to) {
+            const t = firstCrossing(/** @type {number} */ (k.omega), /** @type {number} */ (k.dampingRatio), from - to, v);
+            const handed = t === null ? 0 : a.sampleAt(t).v;
+            if (t !== null && t < a.duration && handed < 0) {
+                a.duration = t;
+                a.scrollFling = { time: move.startTime + t, velocity: handed };
+            }
+        }
     } else {
         a.controlPoints = k.controlPoints;
         const rest = k.remaining;
@@ -522,6 +543,30 @@ export function releaseAnimation(releaseLaw, dragLaw, detents, move) {
         }
     }
     return a;
+}
+
+/**
+ * The first t > 0 at which a spring of natural frequency `w` and damping ratio `z`, displaced by
+ * x0 at velocity v0, crosses its target (openapi.yaml's `ReleaseLaw`, step 5); null: never.
+ * @param {number} w @param {number} z @param {number} x0 @param {number} v0 @returns {number | null}
+ */
+export function firstCrossing(w, z, x0, v0) {
+    if (Math.abs(z - 1) <= 1e-12) {
+        const b = v0 + w * x0;
+        return b !== 0 && -x0 / b > 0 ? -x0 / b : null;
+    }
+    if (z < 1) {
+        const decay = z * w, wd = w * Math.sqrt(1 - z * z);
+        let theta = Math.atan2((v0 + decay * x0) / wd, x0) + Math.PI / 2;
+        while (theta <= 0) theta += Math.PI;
+        while (theta > Math.PI) theta -= Math.PI;
+        return theta / wd;
+    }
+    const root = Math.sqrt(z * z - 1), r1 = -w * (z - root), r2 = -w * (z + root);
+    const c1 = (v0 - r2 * x0) / (r1 - r2);
+    if (c1 === 0) return null;
+    const ratio = -(x0 - c1) / c1;
+    return ratio > 1 ? Math.log(ratio) / (r1 - r2) : null;
 }
 
 /**
@@ -967,9 +1012,14 @@ const COAST_DECAY = 0.08;
  * and the same numbers to 1e-9 relative (the springs' exp, sin and cos may differ in the last bit
  * between JavaScript engines and the server's libm).
  * @param {LocalAnimation} local @param {Animation | null | undefined} answered
+ * @param {ScrollFling | null} [handed]  the answer's `scrollFling` (null: none), where it can have one
  */
-function sameAnimation(local, answered) {
+function sameAnimation(local, answered, handed = undefined) {
     if (!answered || answered.detent !== local.detent || answered.curve !== local.curve) return false;
+    const closeTo = (/** @type {number} */ a, /** @type {number} */ b) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+    // A hand-off to the content: predicted exactly when the answer has one (`scrollFling`).
+    if (handed !== undefined && (!local.scrollFling !== !handed
+        || (handed && local.scrollFling && !(closeTo(handed.time, local.scrollFling.time) && closeTo(handed.velocity, local.scrollFling.velocity))))) return false;
     const close = (/** @type {number} */ a, /** @type {number} */ b) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
     return close(answered.startTime, local.startTime) && close(answered.from, local.from) && close(answered.to, local.to)
         && close(answered.duration, local.duration) && close(answered.initialVelocity ?? 0, local.initialVelocity ?? 0)
@@ -998,6 +1048,13 @@ export class SheetSession {
         this.predicting = true;
         /** Frames per second of the animations sheetd returns with each answer (`?frames=`) while predicting. */
         this.playbackFps = 120;
+        /**
+         * fluid with `momentumHandOff`: called when a release hands the card's momentum to the
+         * content (`scrollFling`: when, on the session's clock, and the velocity), predicted on the
+         * frame of the release, or from the answer where the release was not predicted.
+         * @type {((fling: ScrollFling) => void) | null}
+         */
+        this.onScrollFling = null;
         /** @type {PredictionStats} */
         this.stats = this._freshStats(0);
         /** @type {Promise<any>} */
@@ -1190,6 +1247,20 @@ export class SheetSession {
      */
     cancelled(options) {
         return this.pan("cancelled", undefined, options);
+    }
+
+    /**
+     * A fling of the card's content reached the content's top with `velocity` (pt/s, > 0:
+     * downward) while the card rests where its content scrolls (fluid's `contentScrollsAt`): the
+     * card takes the momentum, released from its detent by the release law (predicted like
+     * `ended`). Elsewhere sheetd answers 409.
+     * @param {number} velocity @param {{time?: number}} [options] @returns {Promise<Result>}
+     */
+    fling(velocity, options = {}) {
+        /** @type {Record<string, any>} */
+        const event = { phase: "fling", velocity, time: this._stamp(options.time ?? clientTime()) };
+        const record = this._predictEvent(event);
+        return this._enqueue("POST", `${this.path}/pan`, event, "pan", record);
     }
 
     /**
@@ -1452,6 +1523,16 @@ export class SheetSession {
         }
         if (event.phase === "layout") return this._predictLayout(event, record);
         if (!this.predicts) return record;
+        if (event.phase === "fling") {
+            // The content's momentum, taken by the card where it rests: a release from its detent.
+            const m = this._motion;
+            if (m.kind === "rest" && m.detent && this.revision === this._expectedRevision) {
+                const from = this._motionAt(t).constant;
+                const snap = evaluateReleaseLaw(this.snapshot.releaseLaw, this.snapshot.detents, from, event.velocity, m.detent);
+                record.release = snap && this._startLocal({ from, to: snap.detent, velocity: event.velocity, startTime: t, release: true });
+            }
+            return record;
+        }
         if (this.revision !== this._expectedRevision) {
             // A layout change not predicted is on its way: the laws are not known until its answer.
             if (event.phase === "began") this._samples = [];
@@ -1514,7 +1595,7 @@ export class SheetSession {
             const snap = this._releaseLawApplies(segment)
                 ? evaluateReleaseLaw(this.snapshot.releaseLaw, this.snapshot.detents, from.constant, v, segment.origin)
                 : null;
-            record.release = snap && this._startLocal({ from: from.constant, to: snap.detent, velocity: v, startTime: t });
+            record.release = snap && this._startLocal({ from: from.constant, to: snap.detent, velocity: v, startTime: t, release: true });
             if (!record.release) this._motion = { kind: "coast", t0: t, translation, v, segment, law };
             if (from.constant !== m.last.constant) this._jump(drawn, t);
         } else if (event.phase === "cancelled" && m.kind === "drag" && segment?.origin) {
@@ -1703,7 +1784,7 @@ export class SheetSession {
 
     /**
      * Starts the release law's animation locally and counts it; null where it cannot be predicted.
-     * @param {{from: number, to: string, velocity: number, startTime: number}} move
+     * @param {{from: number, to: string, velocity: number, startTime: number, release?: boolean}} move
      */
     _startLocal(move) {
         const law = this.snapshot.releaseLaw;
@@ -1711,6 +1792,8 @@ export class SheetSession {
         if (!a) return null;
         this._motion = { kind: "animation", animation: a, frames: null };
         this.stats.releases += 1;
+        // The content takes over where the card reaches the top-most detent: told now, with its time.
+        if (a.scrollFling) this.onScrollFling?.(a.scrollFling);
         return a;
     }
 
@@ -1884,13 +1967,17 @@ export class SheetSession {
                 continue;
             }
             if (!local) continue;
-            if (settled && sameAnimation(local, settled.animation)) {
+            // The last event's answer says whether the release handed its momentum on.
+            const handed = last && (events[i].phase === "ended" || events[i].phase === "fling") ? (r.scrollFling ?? null) : undefined;
+            if (settled && sameAnimation(local, settled.animation, handed)) {
                 local.id = /** @type {Animation} */ (settled.animation).id;
                 if (last) confirmed = local;
             } else {
                 this.stats.releaseMismatches += 1;
             }
         }
+        // A hand-off the client did not start itself (not predicted, or predicted otherwise).
+        if (r.scrollFling && !confirmed?.scrollFling) this.onScrollFling?.(r.scrollFling);
         this.snapshot = { ...this.snapshot, state: r.state, detent: r.detent, constant: r.constant, dimmerAlpha: r.dimmerAlpha, progress: r.progress, animation: r.animation ?? (r.state === "animating" ? this.snapshot.animation : null), time: r.time };
         if (!this.predicts || lastRecord.gesture !== this._gesture) return; // a newer gesture owns the card
         if (r.state !== "dragging") this._segment = null;
