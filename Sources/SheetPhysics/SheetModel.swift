@@ -32,6 +32,8 @@ public final class SheetModel: Sendable {
     public let layoutLaw: LayoutLaw?
     /// The detents the content cannot reach on this layout (left out of `detents`).
     public let unreachable: [String]
+    /// Whether the page behind takes input, by the card's constant.
+    public let modality: ModalityLaw
     /// Where the content scrolls (scroll hand-off presets).
     public let contentScroll: ContentScroll
     /// At a detent where the content scrolls, whether the content takes an upward drag before the
@@ -74,8 +76,10 @@ public final class SheetModel: Sendable {
         var reader = OptionReader(options, preset: preset)
         let configuration = try preset.definition.configuration(&reader, in: layout)
         try reader.finish()
-        layoutLaw = configuration.layoutLaw
+        // Reduced motion: every motion jumps, and the laws say so (a client predicts the jump).
+        layoutLaw = layout.reducedMotion ? configuration.layoutLaw?.jumping : configuration.layoutLaw
         unreachable = configuration.unreachable
+        modality = ModalityLaw(interactiveFrom: configuration.interactiveFrom ?? configuration.hiddenConstant)
         contentScroll = configuration.contentScroll
         contentFirst = configuration.contentFirst
         detents = configuration.detents
@@ -86,14 +90,14 @@ public final class SheetModel: Sendable {
         scrollHandOff = preset.has(.scrollHandOff)
         effectiveOptions = configuration.effectiveOptions
         dragLaw = configuration.dragLaw
-        releaseLaw = configuration.releaseLaw
+        releaseLaw = layout.reducedMotion ? configuration.releaseLaw.jumping : configuration.releaseLaw
     }
 
     /// What the keyboard does (`none` for a preset without the capability).
     var keyboard: KeyboardPolicy { layoutLaw?.keyboard ?? .none }
 
     /// How a layout change moves a card that is not under the finger, unless the event says.
-    var layoutMotion: LayoutMotion { layoutLaw?.motion ?? .release }
+    var layoutMotion: LayoutMotion { layout.reducedMotion ? .none : layoutLaw?.motion ?? .release }
 
     /// The model for the next layout and options (merged: a member replaces its key's value, a
     /// null member removes it).
@@ -102,8 +106,10 @@ public final class SheetModel: Sendable {
         if let g = change.geometry { next.geometry = g }
         if let k = change.keyboardInset { next.keyboardInset = k }
         if let h = change.contentHeight { next.contentHeight = h }
+        let reduced = change.reducedMotion ?? layout.reducedMotion
         // The inset is bounded by the screen, which may have changed with it.
         next = try Layout(geometry: next.geometry, keyboardInset: next.keyboardInset, contentHeight: next.contentHeight)
+        next.reducedMotion = reduced
         var options = sentOptions
         for (key, value) in change.options ?? [] {
             options.removeAll { $0.key == key }

@@ -135,6 +135,8 @@ public struct SheetSession: Sendable {
             result = relayout(change, at: time)
         case let .fling(velocity):
             result = fling(velocity, at: time)
+        case let .step(expand):
+            result = step(expand: expand, at: time)
         }
         switch result.action {
         case .conflict, .invalid: phase = before
@@ -372,6 +374,50 @@ public struct SheetSession: Sendable {
         return move(to: model.dismissTarget, reason: "dismiss → \(model.dismissTarget.name)", at: time, isShow: false)
     }
 
+    /// An accessibility step: to the next visible detent up or down from where the card rests or
+    /// heads (down from the lowest: the dismiss target, where it hides; up from hidden: the
+    /// preset's show default), by the release law's motion from the card's position and velocity.
+    private mutating func step(expand: Bool, at time: Double) -> SheetOutcome {
+        settle(at: time)
+        let visible = model.detents.filter { !$0.isHidden }
+        let current: Detent?
+        switch phase {
+        case .dragging: return conflict(.stepWhileDragging, at: time)
+        case .hidden: current = nil
+        case let .resting(i): current = model.detents[i]
+        case let .animating(a): current = a.detent.isHidden ? nil : a.detent
+        }
+        var target: Detent?
+        if let current, let i = visible.firstIndex(where: { $0.name == current.name }) {
+            if expand {
+                target = i > 0 ? visible[i - 1] : nil
+            } else if i + 1 < visible.count {
+                target = visible[i + 1]
+            } else if model.dismissTarget.isHidden {
+                target = model.dismissTarget
+            }
+        } else if expand {
+            target = model.showDefault
+        }
+        let position = { (d: Detent) in (visible.firstIndex { $0.name == d.name } ?? -1) + 1 }
+        guard let target else {
+            // Already at the end it steps toward: nothing moves, and the answer says where it is.
+            lastTime = time
+            var result = outcome(.unchanged, at: time)
+            let here = current ?? model.detents.last(where: \.isHidden) ?? model.dismissTarget
+            result.step = StepFacts(
+                expand: expand, detent: here, position: current.map(position) ?? 0, count: visible.count, moved: false,
+                presented: false)
+            return result
+        }
+        let verb = target.isHidden ? "dismiss" : (expand ? "expand" : "collapse")
+        var result = move(to: target, reason: "step: \(verb) to \(target.name)", at: time, isShow: current == nil)
+        result.step = StepFacts(
+            expand: expand, detent: target, position: target.isHidden ? 0 : position(target), count: visible.count,
+            moved: true, presented: current == nil)
+        return result
+    }
+
     /// show/dismiss: from wherever the card is (ending a drag, catching an animation with its
     /// velocity) to `target`.
     private mutating func move(to target: Detent, reason: String, at time: Double, isShow: Bool) -> SheetOutcome {
@@ -409,8 +455,7 @@ public struct SheetSession: Sendable {
         let a = Animation(
             id: animationCount, curve: curve, from: from, to: target.constant, duration: duration, fromAlpha: alpha,
             toAlpha: model.alpha(at: target.constant), alphaRule: alphaRule ?? model.alphaRule, startTime: time,
-            detent: target,
-            dimmer: model.dimmer, progressScale: model.progressScale)
+            detent: target, dimmer: model.dimmer, progressScale: model.progressScale, modality: model.modality)
         phase = .animating(a)
         return a
     }

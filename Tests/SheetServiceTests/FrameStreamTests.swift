@@ -68,7 +68,10 @@ extension ServiceIntegration.FrameStreamTests {
             #expect(e.event == "frame")
             let json = try #require(e.json, "\(e)")
             #expect(
-                Set(json.keys) == ["animation", "index", "t", "constant", "dimmerAlpha", "progress", "velocity"],
+                Set(json.keys) == [
+                    "animation", "index", "t", "constant", "dimmerAlpha", "progress", "velocity",
+                    "backgroundInteractive",
+                ],
                 "\(e.data)")
             #expect(num(json["animation"]) == Double(n))
             #expect(num(json["index"]) == Double(k))

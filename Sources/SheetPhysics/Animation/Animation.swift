@@ -28,13 +28,17 @@ public final class Animation: Sendable, Hashable {
     // What sampling needs from the session's model, so an animation samples on its own.
     let dimmer: DimmerCurve
     let progressScale: ProgressScale
+    /// Whether the page behind takes input, by constant (every frame says it).
+    let modality: ModalityLaw
     private let oscillator: DampedOscillator?
 
     init(
         id: Int, curve: AnimationCurve, from: Double, to: Double, duration: Double,
         fromAlpha: Double, toAlpha: Double, alphaRule: AlphaRule, startTime: Double,
-        detent: Detent, dimmer: DimmerCurve, progressScale: ProgressScale
+        detent: Detent, dimmer: DimmerCurve, progressScale: ProgressScale,
+        modality: ModalityLaw = ModalityLaw(interactiveFrom: .infinity)
     ) {
+        self.modality = modality
         self.id = id
         self.curve = curve
         self.from = from
@@ -120,7 +124,7 @@ public final class Animation: Sendable, Hashable {
         }
         return AnimationSample(
             t: t, constant: constant, dimmerAlpha: alpha, progress: progressScale.progress(of: constant),
-            velocity: velocity)
+            velocity: velocity, backgroundInteractive: modality.backgroundInteractive(at: constant))
     }
 
     /// The card at `time` on the session's clock.

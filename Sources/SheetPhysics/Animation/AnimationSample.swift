@@ -10,4 +10,6 @@ public struct AnimationSample: Sendable, Hashable {
     public var progress: Double
     /// d(constant)/dt in points per second.
     public var velocity: Double
+    /// Whether the page behind takes input here (`ModalityLaw`).
+    public var backgroundInteractive: Bool
 }

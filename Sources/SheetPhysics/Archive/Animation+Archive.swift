@@ -32,6 +32,6 @@ extension Animation {
             id: a.id, curve: a.curve, from: a.from, to: a.to, duration: a.duration, fromAlpha: a.fromAlpha,
             toAlpha: a.toAlpha, alphaRule: a.alphaRule ?? model.alphaRule, startTime: a.startTime,
             detent: model.detents[a.detent],
-            dimmer: model.dimmer, progressScale: model.progressScale)
+            dimmer: model.dimmer, progressScale: model.progressScale, modality: model.modality)
     }
 }

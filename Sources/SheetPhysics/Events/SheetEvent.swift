@@ -11,4 +11,7 @@ public enum SheetEvent: Sendable, Equatable {
     /// A fling of the content reached the content's top with this velocity (pt/s, > 0): the card
     /// takes the momentum (a preset with scroll hand-off, resting where its content scrolls).
     case fling(velocity: Double)
+    /// An accessibility step (a screen reader's increment or decrement, an arrow key): to the next
+    /// detent up (`expand`) or down (collapse; from the lowest, where the card can hide, away).
+    case step(expand: Bool)
 }

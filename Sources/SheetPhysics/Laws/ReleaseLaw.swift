@@ -43,6 +43,14 @@ public struct ReleaseLaw: Sendable {
         self.alphaRule = alphaRule
     }
 
+    /// The same law under reduced motion: the same rules, every motion a jump (a linear curve of
+    /// duration 0), no hand-off (there is no momentum left to hand on).
+    var jumping: ReleaseLaw {
+        ReleaseLaw(
+            velocityWindow: velocityWindow, projection: projection, rules: rules,
+            motions: [MotionRule([], .timed(.linear, duration: 0))], alphaRule: alphaRule, handOff: nil)
+    }
+
     /// Where a release at `constant` with `velocity`, from a drag that began at `origin`, sends
     /// the card (steps 2 and 3), and why.
     public func snap(constant c: Double, velocity v: Double, origin: Detent) -> Snap {

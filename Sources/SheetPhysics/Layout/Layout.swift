@@ -9,6 +9,8 @@ public struct Layout: Sendable, Hashable {
     /// The height of the card's content, points (nil: not measured yet; detents of kind `content`
     /// are then unreachable), [0, 1e6].
     public var contentHeight: Double?
+    /// The platform's reduce-motion setting: every motion jumps (an animation of duration 0).
+    public var reducedMotion = false
 
     /// The standard geometry, no keyboard, content not measured.
     public static let standard = Layout(geometry: .standard)

@@ -9,6 +9,8 @@ public struct LayoutChange: Sendable, Equatable {
     /// Options to change: each member replaces the option of its key, a null member restores its
     /// default; the others keep their values.
     public var options: [(key: String, value: OptionValue)]?
+    /// The platform's reduce-motion setting changed.
+    public var reducedMotion: Bool?
     /// How this change moves the card (nil: the session's `layoutMotion` option).
     public var motion: LayoutMotion?
 
@@ -33,6 +35,6 @@ public struct LayoutChange: Sendable, Equatable {
         default: sameOptions = false
         }
         return a.geometry == b.geometry && a.keyboardInset == b.keyboardInset && a.contentHeight == b.contentHeight
-            && sameOptions && a.motion == b.motion
+            && sameOptions && a.motion == b.motion && a.reducedMotion == b.reducedMotion
     }
 }

@@ -40,6 +40,11 @@ public struct LayoutLaw: Sendable, Hashable {
         self.motion = motion
     }
 
+    /// The same law under reduced motion: a layout change jumps.
+    var jumping: LayoutLaw {
+        LayoutLaw(detents: detents, hideable: hideable, keyboard: keyboard, keyboardDrag: keyboardDrag, motion: .none)
+    }
+
     /// The detents of `layout`: the reachable ones top-down (the hidden one last), and the names of
     /// the unreachable ones in the order of `detents`.
     public func resolve(_ layout: Layout) -> (detents: [Detent], unreachable: [String]) {

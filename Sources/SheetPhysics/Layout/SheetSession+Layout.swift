@@ -14,7 +14,8 @@ extension SheetSession {
             return SheetOutcome(action: .invalid(error), snapshot: snapshot(at: time))
         }
         let now = snapshot(at: time)
-        let motion = change.motion ?? next.layoutMotion
+        // Under reduced motion every move jumps, whatever the event asked for.
+        let motion = next.layout.reducedMotion ? LayoutMotion.none : change.motion ?? next.layoutMotion
         let extend = next.keyboard == .extend
         let rose = !old.layout.keyboardIsUp && next.layout.keyboardIsUp
         let fell = old.layout.keyboardIsUp && !next.layout.keyboardIsUp

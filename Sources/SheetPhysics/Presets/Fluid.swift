@@ -63,6 +63,10 @@ enum Fluid: Preset {
                 "momentumHandOff", "boolean", .bool(false),
                 "a release spring that reaches the top-most detent with velocity left hands it to the content (scrollFling)"
             ),
+            OptionInfo(
+                "interactiveUpThrough", "string|null", .null,
+                "the detent up through which the page behind takes input (at it and below), whatever the dimmer; null: modal while on screen"
+            ),
         ]
     }
 
@@ -158,6 +162,17 @@ enum Fluid: Preset {
                 field: "options.dragFirst", reason: "must be \"content\" or \"sheet\", got \"\(dragFirst)\"")
         }
         let momentumHandOff = try reader.bool("momentumHandOff", default: false)
+        let upThrough = try reader.take("interactiveUpThrough").flatMap { v throws(ConfigurationError) -> String? in
+            if v == .null { return nil }
+            guard case let .string(name) = v, detentRules.contains(where: { $0.name == name }) else {
+                throw .invalidOption(
+                    field: "options.interactiveUpThrough",
+                    reason:
+                        "must name a detent of this session (\(detentRules.map(\.name).joined(separator: ", "))) or be null"
+                )
+            }
+            return name
+        }
         let dismissFrom = try reader.string("dismissFrom") ?? "any"
         guard dismissFrom == "any" || dismissFrom == "lowest" else {
             throw .invalidOption(
@@ -213,7 +228,12 @@ enum Fluid: Preset {
         return PresetConfiguration(
             detents: detents, hiddenConstant: H, showDefault: lowestVisible,
             dismissTarget: hideable ? hidden : lowestVisible, dragLaw: dragLaw,
-            releaseLaw: releaseLaw, layoutLaw: layoutLaw, contentScroll: contentScroll,
+            releaseLaw: releaseLaw, layoutLaw: layoutLaw,
+            // A detent the content cannot reach is above every reachable one (or not placed yet):
+            // the page takes input at every detent.
+            interactiveFrom: upThrough.map { name in placed.first { $0.name == name }?.constant ?? visible[0].constant
+            },
+            contentScroll: contentScroll,
             contentFirst: dragFirst == "content", unreachable: unreachable,
             effectiveOptions: [
                 ("detents", .object(specs)), ("hideable", .bool(hideable)), ("rubberBand", .bool(rubberBand)),
@@ -224,6 +244,7 @@ enum Fluid: Preset {
                 ("layoutMotion", .string(motion.name)), ("contentScrollsAt", contentScroll.option),
                 ("dragFirst", .string(dragFirst)), ("dismissFrom", .string(dismissFrom)),
                 ("thresholds", thresholds?.option ?? .null), ("momentumHandOff", .bool(momentumHandOff)),
+                ("interactiveUpThrough", upThrough.map { .string($0) } ?? .null),
             ])
     }
 }

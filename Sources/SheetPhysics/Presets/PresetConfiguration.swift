@@ -16,6 +16,9 @@ struct PresetConfiguration {
     /// fluid: where the detents are on any layout (nil: the preset's detents are placed by its
     /// own formulas of the geometry, which a layout event re-evaluates on the server only).
     var layoutLaw: LayoutLaw? = nil
+    /// fluid's `interactiveUpThrough`: the constant at and below which the page behind takes input
+    /// (nil: only a hidden card lets it through).
+    var interactiveFrom: Double? = nil
     /// Where the content scrolls, and whether it takes an upward drag before the sheet grows.
     var contentScroll = ContentScroll.topMost
     var contentFirst = true

@@ -8,6 +8,8 @@ public enum SheetConflict: Error, Sendable, Hashable, CustomStringConvertible {
     case clockBackwards(time: Double, last: Double)
     /// `began` while the keyboard is up, on a session whose `keyboardDrag` option is false.
     case keyboardLocked
+    /// `step` while a finger holds the card.
+    case stepWhileDragging
     /// `fling` while the card is not resting at a detent where its content scrolls.
     case noScroll(state: SheetState)
 
@@ -17,6 +19,8 @@ public enum SheetConflict: Error, Sendable, Hashable, CustomStringConvertible {
         case let .noDrag(phase, state):
             "\(phase.rawValue) with no drag in progress (the card is \(state.rawValue)); send began first"
         case .hidden: "the card is hidden, so there is nothing to grab; show it first"
+        case .stepWhileDragging:
+            "step while the card is being dragged: the finger holds it; step after the drag ends"
         case let .noScroll(state):
             "fling with the card \(state.rawValue), not resting at a detent where its content scrolls (contentScrollsAt): the card takes a content's momentum only there"
         case .keyboardLocked:

@@ -24,6 +24,8 @@ public struct SheetOutcome: Sendable {
     /// A release that handed the card's momentum to the content: when and with what velocity the
     /// content's own fling starts (`ReleaseLaw.handOff`).
     public var scrollFling: ScrollFling?
+    /// A step: where the card goes among its detents, for what a screen reader says.
+    public var step: StepFacts?
     /// A layout event was accepted: the session's model (its detents and laws) is a new one.
     public var relaid = false
 

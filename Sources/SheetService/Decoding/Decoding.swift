@@ -47,12 +47,14 @@ enum Decode {
             throw .invalid(
                 "invalid-value", "\(f.path("clock")) must be \"server\" or \"client\"", field: f.path("clock"))
         }
-        var known = "preset, geometry, "
+        let reducedMotion = try bool(&f, "reducedMotion") ?? false
+        var known = "preset, geometry, reducedMotion, "
         if preset.has(.keyboard) { known += "keyboardInset, " }
         if preset.has(.contentFit) { known += "contentHeight, " }
         try f.finish(known: known + "options, initialDetent, clock")
         do {
-            let layout = try Layout(geometry: geometry, keyboardInset: keyboardInset, contentHeight: contentHeight)
+            var layout = try Layout(geometry: geometry, keyboardInset: keyboardInset, contentHeight: contentHeight)
+            layout.reducedMotion = reducedMotion
             let model = try SheetModel(preset: preset, layout: layout, options: options)
             let session = try SheetSession(model: model, initialDetent: initialDetent)
             return (SessionProfile(model: model, clock: clock), session)
@@ -166,6 +168,21 @@ enum Decode {
         let time = try time(&f, required: clock == .client)
         try f.finish(known: "detent, time")
         return (detent, time)
+    }
+
+    /// A step request: `{"direction": "expand" | "collapse"}` and the client time.
+    static func step(_ value: JSONValue?, clock: SessionClock, path: String = "") throws(Problem) -> (Bool, Double?) {
+        var f = try FieldReader(value, path: path)
+        let direction = try f.string("direction")
+        let time = try time(&f, required: clock == .client)
+        try f.finish(known: "direction, time")
+        guard let direction, direction == "expand" || direction == "collapse" else {
+            throw .invalid(
+                "invalid-value",
+                "\(f.path("direction")) is required: \"expand\" (the next detent up) or \"collapse\" (the next one down)",
+                field: f.path("direction"))
+        }
+        return (direction == "expand", time)
     }
 
     /// A dismiss request: the client time.

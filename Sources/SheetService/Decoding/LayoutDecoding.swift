@@ -9,7 +9,7 @@ extension Decode {
         var known = ["phase", "time", "geometry"]
         if preset.has(.keyboard) { known.append("keyboardInset") }
         if preset.has(.contentFit) { known.append("contentHeight") }
-        known += ["options", "motion"]
+        known += ["options", "reducedMotion", "motion"]
         return known.joined(separator: ", ")
     }
 
@@ -48,16 +48,17 @@ extension Decode {
             }
             change.options = members.map { ($0.key, optionValue($0.value)) }
         }
+        change.reducedMotion = try bool(&f, "reducedMotion")
         if let m = f.take("motion") { change.motion = try motion(m, path: f.path("motion")) }
         let time = try time(&f, required: clock == .client)
         try f.finish(known: layoutFields(preset))
         guard
             change.geometry != nil || change.keyboardInset != nil || change.contentHeight != nil
-                || change.options != nil
+                || change.options != nil || change.reducedMotion != nil
         else {
             throw .invalid(
                 "invalid-value",
-                "a layout event changes at least one of \(layoutFields(preset).replacingPrefix("phase, time, ").replacingOccurrences(of: ", options, motion", with: ", options")) (motion only says how)",
+                "a layout event changes at least one of \(layoutFields(preset).replacingPrefix("phase, time, ").replacingOccurrences(of: ", motion", with: "")) (motion only says how)",
                 field: path.isEmpty ? nil : path)
         }
         return (.layout(change), time)
@@ -98,6 +99,15 @@ extension Decode {
         } catch {
             throw Problem(error).at(path)
         }
+    }
+
+    /// A boolean, if present.
+    static func bool(_ f: inout FieldReader, _ key: String) throws(Problem) -> Bool? {
+        guard let value = f.take(key) else { return nil }
+        guard case let .bool(b) = value else {
+            throw .invalid("invalid-value", "\(f.path(key)) must be true or false", field: f.path(key))
+        }
+        return b
     }
 
     /// A number ≥ 0 (points), if present.
@@ -148,7 +158,7 @@ extension SheetEvent {
         case let .pan(p): p.phase.rawValue
         case .layout: "layout"
         case .fling: "fling"
-        case .show, .dismiss: nil
+        case .show, .dismiss, .step: nil
         }
     }
 }

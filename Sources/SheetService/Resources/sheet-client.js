@@ -87,6 +87,9 @@
  * @property {string[]} [unreachable]   fluid: detents the content cannot reach on this layout
  * @property {number} [revision]        the layout revision the laws belong to
  * @property {LayoutLaw} [layoutLaw]    fluid: where the detents are on any layout
+ * @property {{interactiveFrom: number}} [modality]  where the page behind takes input (constant ≥ interactiveFrom)
+ * @property {boolean} [backgroundInteractive]  whether it does with the card here
+ * @property {boolean} [reducedMotion]  present (true) while every motion of the session jumps
  *
  * @typedef {object} Snap  Where a release (or show/dismiss) sends the card, and why.
  * @property {string} detent
@@ -108,6 +111,9 @@
  * @property {"client" | "estimated"} [velocitySource]
  * @property {"sheet" | "scroll"} [consumer]
  * @property {ScrollFling} [scrollFling]  a release that handed the card's momentum to the content
+ * @property {boolean} [backgroundInteractive]  whether the page behind takes input with the card here
+ * @property {string} [announcement]  step results: what a screen reader says
+ * @property {string} [value]  step results: the sheet's accessibility value
  * @property {number} time
  * @property {DragSegment} [drag]   on `began` (and where a new segment starts)
  * @property {DragLaw} [dragLaw]    with `drag`
@@ -1402,6 +1408,31 @@ export class SheetSession {
         const body = {};
         if (options.time !== undefined || this.clientClock) body.time = this._stamp(options.time ?? clientTime());
         return this._enqueue("POST", `${this.path}/dismiss`, body, "move", this._hold(body.time));
+    }
+
+    /**
+     * An accessibility step (a screen reader's increment or decrement, an arrow key on the
+     * handle): to the next detent up (`expand`) or down (`collapse`; from the lowest, where the
+     * preset can hide, away). The answer's `announcement` is what to say (politely) and `value`
+     * the sheet's accessibility value.
+     * @param {"expand" | "collapse"} direction @param {{time?: number}} [options]
+     * @returns {Promise<Result>}
+     */
+    step(direction, options = {}) {
+        /** @type {Record<string, any>} */
+        const body = { direction };
+        if (options.time !== undefined || this.clientClock) body.time = this._stamp(options.time ?? clientTime());
+        return this._enqueue("POST", `${this.path}/step`, body, "move", this._hold(body.time));
+    }
+
+    /**
+     * Whether the page behind the card takes input with the card at `constant` (the session's
+     * `modality` law: at and below `interactiveFrom`), so a page passes its clicks through.
+     * @param {number} constant @returns {boolean}
+     */
+    backgroundInteractive(constant) {
+        const from = this.snapshot.modality?.interactiveFrom;
+        return from !== undefined && constant >= from;
     }
 
     /**

@@ -112,6 +112,20 @@ extension SheetResponder {
             frames: fps.map { InlineFrames(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) })
     }
 
+    /// `POST /sessions/{id}/step`: the accessibility step, answered with what a screen reader
+    /// announces and the value it reads.
+    func step(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
+        let json = try Decode.json(request.body)
+        let box = try currentSession(id)
+        let fps = try Self.framesQuery(request)
+        let (expand, time) = try Decode.step(json, clock: box.clock)
+        let (outcome, profile) = try applyCurrent(
+            box, .step(expand: expand), clientTime: time, receivedAt: request.receivedAt)
+        return resultResponse(
+            outcome, phase: nil, profile: profile,
+            frames: fps.map { InlineFrames(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) })
+    }
+
     func dismiss(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
         let json = try Decode.json(request.body)
         let box = try currentSession(id)

@@ -13,6 +13,8 @@ extension ReplyJSON {
             w.member("contentHeight")
             if let h = model.layout.contentHeight { w.number(h) } else { w.null() }
         }
+        // Only when on: every motion of the session jumps.
+        if model.layout.reducedMotion { w.member("reducedMotion", true) }
     }
 
     /// `"detents":{…}` and, where detents may fit the content, `"unreachable":[…]`.

@@ -93,7 +93,7 @@ public struct Problem: Error, Sendable {
         case .clockBackwards: code = "clock-backwards"
         case .hidden, .noDrag: code = "conflict"
         case .keyboardLocked: code = "keyboard-locked"
-        case .noScroll: code = "conflict"
+        case .noScroll, .stepWhileDragging: code = "conflict"
         }
         self.init(status: 409, code: code, detail: conflict.description)
     }

@@ -96,6 +96,10 @@ enum ReplyJSON {
             w.member("layoutLaw")
             layoutLaw(law, into: &w)
         }
+        w.member("modality")
+        w.beginObject()
+        w.member("interactiveFrom", model.modality.interactiveFrom)
+        w.endObject()
         w.endObject()
         return Array(w.bytes.dropFirst().dropLast())
     }
@@ -325,7 +329,7 @@ enum ReplyJSON {
         // Only in the answer that creates a session with --session-tokens on.
         if let token { w.member("token", token) }
         w.rawMembers(profile.staticMembers)
-        card(s, into: &w)
+        card(s, profile.model.modality, into: &w)
         if let drag {
             w.member("drag")
             dragSegment(drag, into: &w)
@@ -338,12 +342,13 @@ enum ReplyJSON {
 
     /// Where the card is: the members a snapshot and a result share, in openapi.yaml's order.
     @inline(__always)
-    static func card(_ s: SheetSnapshot, into w: inout JSONWriter) {
+    static func card(_ s: SheetSnapshot, _ modality: ModalityLaw, into w: inout JSONWriter) {
         w.member("state", s.state.rawValue)
         w.member("detent", s.detent?.name)
         w.member("constant", s.constant)
         w.member("dimmerAlpha", s.dimmerAlpha)
         w.member("progress", s.progress)
+        w.member("backgroundInteractive", modality.backgroundInteractive(at: s.constant))
     }
 
     /// The result of a pan, show or dismiss. A batch's answer is its last event's result with
@@ -355,7 +360,7 @@ enum ReplyJSON {
         let s = o.snapshot
         w.beginObject()
         if let phase { w.member("phase", phase) }
-        card(s, into: &w)
+        card(s, profile.model.modality, into: &w)
         if let snap = o.snap {
             self.snap(snap, into: &w)
         } else {
@@ -375,6 +380,7 @@ enum ReplyJSON {
             w.endObject()
         }
         w.member("time", s.time)
+        if let step = o.step { self.step(step, into: &w) }
         let relaid = batch?.relaid ?? o.relaid
         if relaid {
             // A layout event's answer: the layout, the detents and the laws of the new revision.
@@ -418,6 +424,24 @@ enum ReplyJSON {
             w.endArray()
         }
         w.endObject()
+    }
+
+    /// A step's `announcement` (what a screen reader says, politely) and `value` (what it reads as
+    /// the sheet's accessibility value): "Expanded to full, 1 of 3" and "full, 1 of 3".
+    static func step(_ s: StepFacts, into w: inout JSONWriter) {
+        let value = s.position == 0 ? "hidden" : "\(s.detent.name), \(s.position) of \(s.count)"
+        let announcement: String
+        if !s.moved {
+            announcement = s.position == 0 ? "Already hidden" : "Already at \(value)"
+        } else if s.position == 0 {
+            announcement = "Dismissed"
+        } else if s.presented {
+            announcement = "Shown at \(value)"
+        } else {
+            announcement = "\(s.expand ? "Expanded" : "Collapsed") to \(value)"
+        }
+        w.member("announcement", announcement)
+        w.member("value", value)
     }
 
     static func snap(_ snap: Snap, into w: inout JSONWriter) {
@@ -472,6 +496,7 @@ enum ReplyJSON {
         w.member("dimmerAlpha", f.dimmerAlpha)
         w.member("progress", f.progress)
         w.member("velocity", f.velocity)
+        w.member("backgroundInteractive", f.backgroundInteractive)
         w.endObject()
     }
 

@@ -24,6 +24,7 @@ extension SheetResponder {
         RouteRow(.post, "/sessions/{id}/pan") { r, request, id in try r.pan(id, request) },
         RouteRow(.post, "/sessions/{id}/show") { r, request, id in try r.show(id, request) },
         RouteRow(.post, "/sessions/{id}/dismiss") { r, request, id in try r.dismiss(id, request) },
+        RouteRow(.post, "/sessions/{id}/step") { r, request, id in try r.step(id, request) },
         // EventSource cannot send headers: the token may come in the query.
         RouteRow(.get, "/sessions/{id}/frames", .tokenInQuery) { r, request, id in try r.frames(id, request) },
         RouteRow(.post, "/simulate") { _, request, _ in try Simulation.run(request.body) },
