@@ -43,6 +43,11 @@ def use_after_free_except_preflight(ctx: Any, response: Any, case: Any) -> bool 
     """use_after_free, except for CORS preflights (docs/HTTP.md: preflight OPTIONS answered for every route)."""
     if case.operation.method.upper() == "OPTIONS":
         return None
+    # docs/HTTP.md, 204 No Content: an EventSource reconnecting (Last-Event-ID) to a session that is
+    # gone is told to stop reconnecting with 204 (WHATWG HTML §9.2), not 404.
+    headers = {k.lower(): v for k, v in (case.headers or {}).items()}
+    if case.operation.path.endswith("/frames") and response.status_code == 204 and "last-event-id" in headers:
+        return None
     return builtin.use_after_free(ctx, response, case)
 
 

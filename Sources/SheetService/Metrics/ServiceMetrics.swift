@@ -22,6 +22,8 @@ final class ServiceMetrics: Sendable {
     let maxSessions: CoreMetrics.Gauge
     let evictions: CoreMetrics.Counter
     let animationsStarted: CoreMetrics.Counter
+    /// Retried requests answered with their first answer (`seq`), not applied again.
+    let replays: CoreMetrics.Counter
     let sessionsCreated: CoreMetrics.Counter
     /// Requests refused for their framing before routing (docs/HTTP.md's smuggling cases).
     let rejectedFraming: CoreMetrics.Counter
@@ -73,6 +75,7 @@ final class ServiceMetrics: Sendable {
         evictions = CoreMetrics.Counter(label: "sheetd_sessions_evicted_total", factory: factory)
         sessionsCreated = CoreMetrics.Counter(label: "sheetd_sessions_created_total", factory: factory)
         animationsStarted = CoreMetrics.Counter(label: "sheetd_animations_started_total", factory: factory)
+        replays = CoreMetrics.Counter(label: "sheetd_replays_total", factory: factory)
         rejectedFraming = CoreMetrics.Counter(label: "sheetd_requests_rejected_framing_total", factory: factory)
         cutOff = CoreMetrics.Counter(label: "sheetd_requests_cut_off_total", factory: factory)
         sessionsRestored = CoreMetrics.Counter(label: "sheetd_sessions_restored_total", factory: factory)

@@ -1061,6 +1061,14 @@ export class SheetSession {
          * @type {((fling: ScrollFling) => void) | null}
          */
         this.onScrollFling = null;
+        /**
+         * Retries of an event request whose answer was lost (a network error, 502, 503 or 504):
+         * with retries > 0, every event request carries `seq` (raised by one each), so sheetd
+         * applies it once and answers a retry with the first answer. 0: no `seq`, no retry.
+         */
+        this.retries = 0;
+        /** The last `seq` sent. */
+        this._seq = 0;
         /** @type {PredictionStats} */
         this.stats = this._freshStats(0);
         /** @type {Promise<any>} */
@@ -2069,11 +2077,23 @@ export class SheetSession {
                 stats.largestBatch = Math.max(stats.largestBatch, job.events.length);
             }
             if (kind !== "other" && this.predicts) target += `?frames=${this.playbackFps}`;
+            // Idempotent: the same `seq` on every try, so sheetd applies the request once.
+            if (kind !== "other" && this.retries > 0) payload = { ...payload, seq: (this._seq += 1) };
             stats.requestsSent += 1;
             stats.inFlight += 1;
             stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
             try {
-                const result = await this.client.request(method, target, payload);
+                let result;
+                for (let attempt = 0; ; attempt++) {
+                    try {
+                        result = await this.client.request(method, target, payload);
+                        break;
+                    } catch (e) {
+                        const lost = !(e instanceof SheetError) || [502, 503, 504].includes(e.status);
+                        if (!lost || attempt >= this.retries || !("seq" in payload)) throw e;
+                        await new Promise((resolve) => setTimeout(resolve, 100 * (attempt + 1)));
+                    }
+                }
                 if (kind !== "other") this._answered(result, job);
                 return result;
             } catch (e) {

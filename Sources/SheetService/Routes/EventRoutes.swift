@@ -20,29 +20,40 @@ extension SheetResponder {
 
     func pan(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
         let held = table.get(id)
-        var box: SessionBox
-        let decoded: (SheetEvent, Double?)
-        let fps: Int?
         if let held, let direct = Decode.panDirect(request.body, preset: held.preset, clock: held.clock) {
-            // The common case, a session held here and a plain body: read without a JSON tree
-            // (≈ 100 ns against ≈ 600 ns).
-            (box, decoded) = (held, (.pan(direct.0), direct.1))
-            fps = try Self.framesQuery(request)
-        } else {
-            // The general way, in the order that gives the same error for a bad body as always
-            // (invalid JSON before a missing session).
-            let json = try Decode.json(request.body)
-            box = try held ?? session(id)
-            // As on show and dismiss: the body's JSON, the session, the query, then the fields.
-            fps = try Self.framesQuery(request)
-            if let events = try Decode.panBatch(json, preset: box.preset, clock: box.clock) {
-                return try panBatch(box, events, held: held != nil, fps: fps, receivedAt: request.receivedAt)
-            }
-            decoded = try Decode.panRouteEvent(json, preset: box.preset, clock: box.clock)
+            // The common case, a session held here and a plain body (no `seq`): read without a
+            // JSON tree (≈ 100 ns against ≈ 600 ns).
+            let fps = try Self.framesQuery(request)
+            return try panEvent(held, held: true, (.pan(direct.0), direct.1), fps: fps, receivedAt: request.receivedAt)
         }
+        // The general way, in the order that gives the same error for a bad body as always
+        // (invalid JSON before a missing session).
+        let (seq, json) = try Decode.takeSequence(Decode.json(request.body))
+        var box = try held ?? session(id)
+        // As on show and dismiss: the body's JSON, the session, the query, then the fields.
+        let fps = try Self.framesQuery(request)
+        if let events = try Decode.panBatch(json, preset: box.preset, clock: box.clock) {
+            if held != nil, events.contains(where: { !$0.0.isChanged }) { box = try current(box) }
+            return try sequenced(box, seq) {
+                try panBatch(box, events, fps: fps, receivedAt: request.receivedAt)
+            }
+        }
+        let decoded = try Decode.panRouteEvent(json, preset: box.preset, clock: box.clock)
+        if held != nil, !decoded.0.isChanged { box = try current(box) }
+        return try sequenced(box, seq) {
+            try panEvent(box, held: false, decoded, fps: fps, receivedAt: request.receivedAt)
+        }
+    }
+
+    /// One event of the pan route, applied and answered.
+    private func panEvent(
+        _ held: SessionBox, held isHeld: Bool, _ decoded: (SheetEvent, Double?), fps: Int?,
+        receivedAt: ContinuousClock.Instant
+    ) throws -> HTTPResponse {
         let (event, time) = decoded
-        if held != nil, !event.isChanged { box = try current(box) }
-        let (outcome, profile) = try applyCurrent(box, event, clientTime: time, receivedAt: request.receivedAt)
+        var box = held
+        if isHeld, !event.isChanged { box = try current(box) }
+        let (outcome, profile) = try applyCurrent(box, event, clientTime: time, receivedAt: receivedAt)
         return resultResponse(
             outcome, phase: event.phaseName, profile: profile,
             frames: fps.map { InlineFrames(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) })
@@ -51,13 +62,11 @@ extension SheetResponder {
     /// A batch of the pan route's events: applied all or nothing, answered with the last event's result and
     /// what the ones before it started.
     func panBatch(
-        _ held: SessionBox, _ events: [(SheetEvent, Double?)], held isHeld: Bool, fps: Int?,
-        receivedAt: ContinuousClock.Instant
+        _ held: SessionBox, _ events: [(SheetEvent, Double?)], fps: Int?, receivedAt: ContinuousClock.Instant
     ) throws -> HTTPResponse {
-        // As for a single event: anything but a batch of `changed` checks the store's version
-        // first (a gesture may have moved on in another instance).
+        // (As for a single event, anything but a batch of `changed` checked the store's version
+        // first: a gesture may have moved on in another instance.)
         var box = held
-        if isHeld, events.contains(where: { !$0.0.isChanged }) { box = try current(box) }
         let (used, (outcomes, profile)) = try onCurrentVersion(box) { b throws(Problem) in
             try applyBatch(b, events, receivedAt: receivedAt)
         }
@@ -101,39 +110,45 @@ extension SheetResponder {
     }
 
     func show(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
-        let json = try Decode.json(request.body)
+        let (seq, json) = try Decode.takeSequence(Decode.json(request.body))
         let box = try currentSession(id)
         let fps = try Self.framesQuery(request)
         let (detent, time) = try Decode.show(json, clock: box.clock)
-        let (outcome, profile) = try applyCurrent(
-            box, .show(detent: detent), clientTime: time, receivedAt: request.receivedAt)
-        return resultResponse(
-            outcome, phase: nil, profile: profile,
-            frames: fps.map { InlineFrames(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) })
+        return try sequenced(box, seq) {
+            let (outcome, profile) = try applyCurrent(
+                box, .show(detent: detent), clientTime: time, receivedAt: request.receivedAt)
+            return resultResponse(
+                outcome, phase: nil, profile: profile,
+                frames: fps.map { InlineFrames(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) })
+        }
     }
 
     /// `POST /sessions/{id}/step`: the accessibility step, answered with what a screen reader
     /// announces and the value it reads.
     func step(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
-        let json = try Decode.json(request.body)
+        let (seq, json) = try Decode.takeSequence(Decode.json(request.body))
         let box = try currentSession(id)
         let fps = try Self.framesQuery(request)
         let (expand, time) = try Decode.step(json, clock: box.clock)
-        let (outcome, profile) = try applyCurrent(
-            box, .step(expand: expand), clientTime: time, receivedAt: request.receivedAt)
-        return resultResponse(
-            outcome, phase: nil, profile: profile,
-            frames: fps.map { InlineFrames(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) })
+        return try sequenced(box, seq) {
+            let (outcome, profile) = try applyCurrent(
+                box, .step(expand: expand), clientTime: time, receivedAt: request.receivedAt)
+            return resultResponse(
+                outcome, phase: nil, profile: profile,
+                frames: fps.map { InlineFrames(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) })
+        }
     }
 
     func dismiss(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
-        let json = try Decode.json(request.body)
+        let (seq, json) = try Decode.takeSequence(Decode.json(request.body))
         let box = try currentSession(id)
         let fps = try Self.framesQuery(request)
         let time = try Decode.dismiss(json, clock: box.clock)
-        let (outcome, profile) = try applyCurrent(box, .dismiss, clientTime: time, receivedAt: request.receivedAt)
-        return resultResponse(
-            outcome, phase: nil, profile: profile,
-            frames: fps.map { InlineFrames(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) })
+        return try sequenced(box, seq) {
+            let (outcome, profile) = try applyCurrent(box, .dismiss, clientTime: time, receivedAt: request.receivedAt)
+            return resultResponse(
+                outcome, phase: nil, profile: profile,
+                frames: fps.map { InlineFrames(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) })
+        }
     }
 }

@@ -17,6 +17,12 @@ struct SessionRecord: Sendable {
     /// The version of the session's last write to the store (0: never): microseconds of wall
     /// time, so another process that wrote a higher version holds a newer state.
     var version = 0
+    /// The `seq` of the last request applied with one (0: none), and its answer's bytes: a retry
+    /// of it is answered with them (`EventSequence.swift`).
+    var lastSeq = 0
+    var lastReply: [UInt8]?
+    /// `lastSeq` before the request applying the current one, restored if that request is refused.
+    var previousSeq = 0
     /// Enough for a stream away for a drain's 2 s retry while its session goes on elsewhere at a
     /// gesture every ~0.5 s (4 was not: IntegrationTests/rolling-restart saw resumptions fall back to a
     /// snapshot, 3 of 12 in one run). An idle session holds none of them.

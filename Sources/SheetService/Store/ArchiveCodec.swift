@@ -35,6 +35,11 @@ enum ArchiveCodec {
         w.beginArray()
         for a in record.recent { animation(a.archive(in: model), into: &w) }
         w.endArray()
+        // The last `seq` applied and its answer: another instance answers its retry the same.
+        if record.lastSeq > 0 {
+            w.member("seq", integer: record.lastSeq)
+            if let reply = record.lastReply { w.member("reply", String(decoding: reply, as: UTF8.self)) }
+        }
         w.endObject()
         return w.takeBytes()
     }
@@ -181,6 +186,16 @@ enum ArchiveCodec {
             }
         }
         record.origin = try number(json["origin"], "origin") + delta
+        if let seq = json["seq"] {
+            record.lastSeq = try integer(seq, "seq")
+            guard record.lastSeq >= 0 else { throw ArchiveMismatch(reason: "a negative seq") }
+            if let reply = json["reply"] {
+                guard let text = reply.string, text.utf8.count <= 1 << 20 else {
+                    throw ArchiveMismatch(reason: "reply is not the text of an answer")
+                }
+                record.lastReply = Array(text.utf8)
+            }
+        }
         record.version = version
         let token = json["token"]?.string
         let box = SessionBox(id: id, record: record, now: serverNow, token: token)
