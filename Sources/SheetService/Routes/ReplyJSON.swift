@@ -69,6 +69,7 @@ enum ReplyJSON {
         w.beginObject()
         w.member("preset", model.preset.rawValue)
         w.member("constraint", model.constraint.rawValue)
+        w.member("edge", model.dragLaw.edge.rawValue)
         layoutMembers(model, into: &w)
         w.member("options")
         w.option(.object(model.effectiveOptions))
@@ -130,6 +131,9 @@ enum ReplyJSON {
         w.endObject()
         w.member("finishThreshold")
         if let t = law.finishThreshold { w.number(t) } else { w.null() }
+        // translation = sign · the pointer's delta along axis (docs/PHYSICS.md, "Every edge").
+        w.member("axis", law.edge.axis.rawValue)
+        w.member("sign", law.edge.sign)
         w.endObject()
     }
 
@@ -303,6 +307,10 @@ enum ReplyJSON {
         w.member("height", g.height)
         w.member("safeAreaTop", g.safeAreaTop)
         w.member("safeAreaBottom", g.safeAreaBottom)
+        // The side members where given (a geometry without them answers as it always did).
+        if let width = g.width { w.member("width", width) }
+        if g.width != nil || g.safeAreaLeft != 0 { w.member("safeAreaLeft", g.safeAreaLeft) }
+        if g.width != nil || g.safeAreaRight != 0 { w.member("safeAreaRight", g.safeAreaRight) }
         w.endObject()
     }
 
