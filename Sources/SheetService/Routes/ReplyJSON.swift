@@ -69,7 +69,6 @@ enum ReplyJSON {
         w.beginObject()
         w.member("preset", model.preset.rawValue)
         w.member("constraint", model.constraint.rawValue)
-        w.member("edge", model.dragLaw.edge.rawValue)
         layoutMembers(model, into: &w)
         w.member("options")
         w.option(.object(model.effectiveOptions))
@@ -132,6 +131,7 @@ enum ReplyJSON {
         w.member("finishThreshold")
         if let t = law.finishThreshold { w.number(t) } else { w.null() }
         // translation = sign · the pointer's delta along axis (docs/PHYSICS.md, "Every edge").
+        w.member("edge", law.edge.rawValue)
         w.member("axis", law.edge.axis.rawValue)
         w.member("sign", law.edge.sign)
         w.endObject()
