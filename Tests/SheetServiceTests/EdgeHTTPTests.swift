@@ -3,6 +3,7 @@
 // changes), and a side drawer's rotation. Answered in process.
 
 import Foundation
+import SheetPhysics
 import SheetdTesting
 import Testing
 
@@ -119,4 +120,29 @@ extension ServiceIntegration {
             #expect(num(now.json?["revision"]) == 1, "\(now.text)")
         }
     }
+}
+
+/// A pointer that moves the same distance toward closing on each edge: a client maps it by the
+/// drag law it holds and every edge answers the bottom sheet's constant.
+@Test(arguments: Edge.allCases)
+func aClientMapsThePointerOnce(_ edge: Edge) throws {
+    let c = try InProcessService()
+    let config =
+        #"{"preset": "fluid", "geometry": {"height": 844, "safeAreaTop": 40, "safeAreaBottom": 40, "width": 844, "safeAreaLeft": 40, "safeAreaRight": 40}, "options": {"edge": "\#(edge.rawValue)"}, "initialDetent": "half"}"#
+    let put = try c.put("p", config)
+    #expect(put.status == 201, "\(put.text)")
+    let law = try ClientLaw(json: try JSONReader.parse(Array(put.text.utf8))["dragLaw"] ?? .null)
+    // 120 pt toward closing on screen: down, up, left, right.
+    let (dx, dy): (Double, Double) =
+        switch edge {
+        case .bottom: (0, 120)
+        case .top: (0, -120)
+        case .left: (-120, 0)
+        case .right: (120, 0)
+        }
+    #expect(law.translation(dx: dx, dy: dy) == 120)
+    #expect(try c.pan("p", #"{"phase": "began"}"#).status == 200)
+    let moved = try c.pan("p", #"{"phase": "changed", "translation": \#(law.translation(dx: dx, dy: dy))}"#)
+    // H = 844 − 40 = 804 on every edge: half at 402, 120 further toward closing.
+    #expect(num(moved.json?["constant"]) == 522, "\(moved.text)")
 }
