@@ -382,6 +382,56 @@ LAYOUT_LAW_CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lay
 KEYBOARD_PT = 291  # the layout page's keyboard in portrait, points
 
 
+def edges_page():
+    """GET /edges.html (every edge): on a 500 × 500 pt screen, a bottom sheet, a top sheet and a
+    left drawer, each resting at half, dragged 150 px toward closing with a mouse (down, up, left),
+    held still and released (velocity 0, as in `drag`). The top sheet and the left drawer land
+    where the bottom sheet lands, sheetd agrees, and sheet-client.js predicted every answer."""
+    driver = latency.new_driver()
+    js = driver.execute_script
+    try:
+        driver.get(f"{API}edges.html")
+        if not check("edges page: loads, session created", wait_for(lambda: js("return document.body.dataset.ready === '1'"), 60)):
+            return
+        landed = {}
+        for edge, (dx, dy) in {"bottom": (0, 150), "top": (0, -150), "left": (-150, 0)}.items():
+            driver.set_script_timeout(60)
+            driver.execute_async_script(
+                "const done = arguments[arguments.length - 1]; edgesDemo.reset(arguments[0]).then(done, (e) => done(String(e)));", edge)
+            x, y = js("return edgesDemo.grabPoint()")
+            actions = ActionBuilder(driver, mouse=PointerInput(interaction.POINTER_MOUSE, "mouse"), duration=40)
+            actions.pointer_action.move_to_location(x, y).pointer_down()
+            for i in range(1, 9):
+                actions.pointer_action.move_to_location(x + round(dx * i / 8), y + round(dy * i / 8))
+            actions.perform()
+            time.sleep(0.25)  # hold still: sheetd's velocity window holds no sample, v = 0
+            release = ActionBuilder(driver, mouse=PointerInput(interaction.POINTER_MOUSE, "mouse"), duration=40)
+            release.pointer_action.pointer_up()
+            release.perform()
+            wait_for(lambda: js("return edgesDemo.idle()"), 30)
+            card = js("return edgesDemo.card()")
+            stats = js("return edgesDemo.stats()")
+            snap = get_json(f"sessions/{card['session']}")
+            # On the client clock sheetd's time is the last event's: a card still animating there
+            # rests at its animation's end.
+            final = snap["animation"]["to"] if snap.get("animation") else snap["constant"]
+            law = snap["dragLaw"]
+            landed[edge] = (snap["detent"], final)
+            check(f"edges page: {edge}: dragged 150 px toward closing, drawn where sheetd rests it, zero prediction mismatches",
+                  abs(card["constant"] - final) < 0.01
+                  and stats.get("mismatches") == 0 and stats.get("releaseMismatches") == 0 and stats.get("predictions", 0) > 0
+                  and law["edge"] == edge,
+                  f"drawn {card['constant']}, sheetd {snap['detent']} {final} (axis {law['axis']}, sign {law['sign']}); "
+                  f"predictions {stats.get('predictions')}, mismatches {stats.get('mismatches')}, releases {stats.get('releases')}, "
+                  f"release mismatches {stats.get('releaseMismatches')}")
+        for edge in ("top", "left"):
+            check(f"edges page: the {edge} sheet lands where the bottom sheet of the same size lands",
+                  landed.get(edge) == landed.get("bottom") and landed.get("bottom", (None,))[0] == "tip",
+                  f"{edge} {landed.get(edge)}, bottom {landed.get('bottom')}")
+    finally:
+        driver.quit()
+
+
 def layout_page(rtts=(0, 200)):
     """GET /layout.html (the layout demo) through testkit/sheetkit/delay_proxy.py at each added
     round trip, in a browser of its own: the keyboard brought up by a real text field, a rotation
@@ -665,6 +715,9 @@ def main():
 
         # ---- 6. the layout page (keyboard, rotation, content-fit) at +0 and +200 ms
         layout_page()
+
+        # ---- 7. every edge: a top sheet and a left drawer land where the bottom sheet lands
+        edges_page()
     except Exception:
         traceback.print_exc()
         check("the test ran to the end", False, "exception (above)")

@@ -121,6 +121,19 @@ def main() -> int:
         assert down["revision"] == 2 and down["contentHeight"] == 420, down
         n += 3
 
+        # The side drawer: a left sheet of width 844 is the standard bottom sheet along x.
+        drawer = curls("side-drawer")
+        if len(drawer) != 3:
+            fail("the side drawer is not 3 commands")
+        created, began, ended = (json.loads(run(line, port)) for line in drawer)
+        assert created["detents"] == {"full": 18, "half": 398.5, "tip": 728, "hidden": 797}, created["detents"]
+        law = created["dragLaw"]
+        assert (law["edge"], law["axis"], law["sign"]) == ("left", "x", -1), law
+        assert began["state"] == "dragging", began
+        assert ended["snap"]["detent"] == "hidden" and ended["animation"]["from"] == 698.5, ended
+        assert ended["animation"]["to"] == 797, ended
+        n += 3
+
         # The streaming block: its first line runs in the background, the others drive it. A person
         # types it seconds after the curl session's dismiss, when that animation has played out; a
         # `once` stream opened while it still plays would print the dismiss instead of the show.

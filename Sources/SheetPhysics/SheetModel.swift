@@ -93,8 +93,9 @@ public final class SheetModel: Sendable {
         releaseLaw = layout.reducedMotion ? configuration.releaseLaw.jumping : configuration.releaseLaw
     }
 
-    /// What the keyboard does (`none` for a preset without the capability).
-    var keyboard: KeyboardPolicy { layoutLaw?.keyboard ?? .none }
+    /// What the keyboard does (`none` for a preset without the capability, and for a sheet from
+    /// another edge than the bottom: the keyboard is not along its axis).
+    var keyboard: KeyboardPolicy { layoutLaw.map { $0.edge == .bottom ? $0.keyboard : .none } ?? .none }
 
     /// How a layout change moves a card that is not under the finger, unless the event says.
     var layoutMotion: LayoutMotion { layout.reducedMotion ? .none : layoutLaw?.motion ?? .release }

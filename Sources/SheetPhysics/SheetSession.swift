@@ -158,7 +158,7 @@ public struct SheetSession: Sendable {
 
     private mutating func began(_ pan: PanEvent, at time: Double) -> SheetOutcome {
         settle(at: time)
-        if model.layout.keyboardIsUp, let law = model.layoutLaw, !law.keyboardDrag {
+        if model.layout.keyboardIsUp, let law = model.layoutLaw, law.edge == .bottom, !law.keyboardDrag {
             return conflict(.keyboardLocked, at: time)
         }
         let translation = pan.translation ?? 0

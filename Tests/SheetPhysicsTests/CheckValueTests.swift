@@ -166,3 +166,25 @@ func shapedRelease(_ row: ShapedReleaseCheck) throws {
     let out = s.handle(.pan(PanEvent(phase: .ended, velocity: row.velocity)), at: 1)
     #expect(out.snap?.detent.name == row.target, "\(out.snap?.reason ?? "no snap")")
 }
+
+@Test(arguments: CheckValues.edges)
+func everyEdge(_ row: EdgeCheck) throws {
+    let g = row.geometry
+    let geometry = try Geometry(
+        height: g.height, safeAreaTop: g.top, safeAreaBottom: g.bottom, width: g.width, safeAreaLeft: g.left,
+        safeAreaRight: g.right)
+    let layout = try Layout(geometry: geometry, keyboardInset: row.keyboardInset, contentHeight: nil)
+    let model = try SheetModel(preset: .fluid, layout: layout, options: [("edge", .string(row.edge))])
+    #expect(model.detents.map(\.name) == row.detents.map(\.0))
+    for (d, (name, constant)) in zip(model.detents, row.detents) {
+        #expect(close(d.constant, constant, 0.01), "\(name)")
+    }
+    #expect(model.dragLaw.edge.axis.rawValue == row.axis && model.dragLaw.edge.sign == row.sign)
+    var s = try SheetSession(model: model, initialDetent: row.start)
+    _ = s.handle(.pan(PanEvent(phase: .began)), at: 0)
+    let moved = s.handle(.pan(PanEvent(phase: .changed, translation: row.translation)), at: 0.05)
+    #expect(close(moved.snapshot.constant, row.constant, 0.01), "\(moved.snapshot.constant)")
+    let ended = s.handle(.pan(PanEvent(phase: .ended, velocity: row.velocity)), at: 0.1)
+    #expect(ended.snap?.detent.name == row.snap)
+    #expect(close(ended.snap?.detent.constant ?? .nan, row.snapConstant, 0.01))
+}

@@ -24,6 +24,7 @@ extension ServiceIntegration.AccessTests {
             ("GET", "/", true),  // the demo page's files and the contract
             ("GET", "/sheet-client.js", true),
             ("GET", "/layout.html", true),  // the layout demo page
+            ("GET", "/edges.html", true),  // the every-edge demo page
             ("GET", "/openapi.yaml", true),
             ("GET", "/presets", false),  // everything else needs the key
             ("GET", "/metrics", false),

@@ -177,6 +177,29 @@ extension ServiceIntegration {
             #expect(frames.last.flatMap { num($0["constant"]) } == check.to)
         }
 
+        @Test(arguments: CheckValues.edges)
+        func everyEdge(_ row: EdgeCheck) throws {
+            let c = try InProcessService()
+            let put = try c.put("e", row.configuration)
+            #expect(put.status == 201, "\(put.text)")
+            let detents = try #require(obj(put.json?["detents"]), "\(put.text)")
+            #expect(detents.count == row.detents.count, "\(put.text)")
+            for (name, constant) in row.detents {
+                #expect(abs((detents[name].flatMap(num) ?? .nan) - constant) < 0.01, "\(name): \(put.text)")
+            }
+            let law = try #require(obj(put.json?["dragLaw"]), "\(put.text)")
+            #expect(law["edge"] as? String == row.edge && law["axis"] as? String == row.axis)
+            #expect(num(law["sign"]) == row.sign)
+            #expect(obj(put.json?["layoutLaw"])?["edge"] as? String == row.edge)
+            #expect(try c.pan("e", #"{"phase": "began"}"#).status == 200)
+            let moved = try c.pan("e", #"{"phase": "changed", "translation": \#(row.translation)}"#)
+            #expect(abs((num(moved.json?["constant"]) ?? .nan) - row.constant) < 0.01, "\(moved.text)")
+            let ended = try c.pan("e", #"{"phase": "ended", "velocity": \#(row.velocity)}"#)
+            let snap = try #require(obj(ended.json?["snap"]), "\(ended.text)")
+            #expect(snap["detent"] as? String == row.snap, "\(ended.text)")
+            #expect(abs((num(snap["constant"]) ?? .nan) - row.snapConstant) < 0.01, "\(ended.text)")
+        }
+
         @Test func velocityIsEstimatedFromTheClientClock() throws {
             let c = try InProcessService()
             #expect(try c.put("v", #"{"clock": "client", "initialDetent": "normal"}"#).status == 201)

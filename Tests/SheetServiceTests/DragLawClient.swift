@@ -81,6 +81,9 @@ struct ClientLaw {
     var top: Double
     /// transition: the fraction of the way at which a drag finishes (each segment's `finish`).
     var finishThreshold: Double?
+    /// The pointer mapping: translation = sign · (the pointer's delta along axis).
+    var axis: String
+    var sign: Double
 
     init(json: JSONValue) throws {
         lower = try Read.numberOrNull(json, "lower", in: "dragLaw")
@@ -102,7 +105,12 @@ struct ClientLaw {
         low = try Read.number(progress, "low", in: "dragLaw.progress")
         top = try Read.number(progress, "top", in: "dragLaw.progress")
         finishThreshold = try Read.numberOrNull(json, "finishThreshold", in: "dragLaw")
+        axis = try Read.string(json, "axis", in: "dragLaw")
+        sign = try Read.number(json, "sign", in: "dragLaw")
     }
+
+    /// The translation a pointer that moved by (dx, dy) screen points since the drag began sends.
+    func translation(dx: Double, dy: Double) -> Double { sign * (axis == "x" ? dx : dy) }
 
     /// Steps 1–3: the candidate, limited by the bounds, clamped or resisted past them.
     func constant(_ translation: Double, in s: ClientSegment) -> Double {

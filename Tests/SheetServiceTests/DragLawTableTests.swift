@@ -29,64 +29,71 @@ private let defaultLaws: [DefaultLawRow] = [
         .facebook,
         law: [
             "lower": 30, "upper": nil, "rubberBand": nil, "dimmer": ["full": 0.7, "fullAt": 398.5, "clearAt": 797],
-            "progress": ["low": 797, "top": 30], "finishThreshold": nil,
+            "progress": ["low": 797, "top": 30], "finishThreshold": nil, "edge": "bottom", "axis": "y", "sign": 1,
         ]),  // clamps at expandedOffset 30 above, free below; dimmer 0.7 at normal H/2, clear at hidden H
     DefaultLawRow(
         .twitter,
         law: [
             "lower": nil, "upper": nil, "rubberBand": nil, "dimmer": ["full": 0.7, "fullAt": 0, "clearAt": 633],
-            "progress": ["low": 633, "top": 0], "finishThreshold": nil,
+            "progress": ["low": 633, "top": 0], "finishThreshold": nil, "edge": "bottom", "axis": "y", "sign": 1,
         ]),  // unbounded both ways (may be pulled above open); card C = 0.75·844 = 633
     DefaultLawRow(
         .glide,
         law: [
             "lower": 0, "upper": nil, "rubberBand": nil, "dimmer": ["full": 0.7, "fullAt": 398.5, "clearAt": 717],
-            "progress": ["low": 717, "top": 44], "finishThreshold": nil,
+            "progress": ["low": 717, "top": 44], "finishThreshold": nil, "edge": "bottom", "axis": "y", "sign": 1,
         ]),  // clamps at 0 above, free below; no hidden detent: progress 0 at closed 797 − 80
     DefaultLawRow(
         .glide, [("segmented", .bool(false))],
         law: [
             "lower": 0, "upper": nil, "rubberBand": nil, "dimmer": ["full": 0.7, "fullAt": 422, "clearAt": 797],
-            "progress": ["low": 797, "top": 422], "finishThreshold": nil,
+            "progress": ["low": 797, "top": 422], "finishThreshold": nil, "edge": "bottom", "axis": "y", "sign": 1,
         ]),  // unsegmented: opens at h/2 = 422 (half), closes at H − headerHeight 0
     DefaultLawRow(
         .transition,
         law: [
             "lower": 0, "upper": 750, "rubberBand": nil, "dimmer": ["full": 0.7, "fullAt": 0, "clearAt": 750],
-            "progress": ["low": 750, "top": 0], "finishThreshold": 0.8,
+            "progress": ["low": 750, "top": 0], "finishThreshold": 0.8, "edge": "bottom", "axis": "y", "sign": 1,
         ]),  // clamps between large 0 and mini 844 − 34 − 60; finishes 80 % of the way
     DefaultLawRow(
         .transition, [("finishThreshold", .null)],
         law: [
             "lower": 0, "upper": 750, "rubberBand": nil, "dimmer": ["full": 0.7, "fullAt": 0, "clearAt": 750],
-            "progress": ["low": 750, "top": 0], "finishThreshold": nil,
+            "progress": ["low": 750, "top": 0], "finishThreshold": nil, "edge": "bottom", "axis": "y", "sign": 1,
         ]),  // finishThreshold null: a drag never finishes by itself
     DefaultLawRow(
         .swipeCell,
         law: [
             "lower": -80, "upper": 0, "rubberBand": nil, "dimmer": ["full": 0, "fullAt": 0, "clearAt": 0],
-            "progress": ["low": 0, "top": -80], "finishThreshold": nil,
+            "progress": ["low": 0, "top": -80], "finishThreshold": nil, "edge": "bottom", "axis": "y", "sign": 1,
         ]),  // clamps between top −swipeDistance and initial 0; never dims
     DefaultLawRow(
         .fluid,
         law: [
             "lower": 18, "upper": 797, "rubberBand": ["coefficient": 0.55, "dimension": 844],
             "dimmer": ["full": 0.3, "fullAt": 398.5, "clearAt": 728], "progress": ["low": 797, "top": 18],
-            "finishThreshold": nil,
+            "finishThreshold": nil, "edge": "bottom", "axis": "y", "sign": 1,
         ]),  // free from full 18 to hidden H, rubber band (0.55, h) past both; dims above tip 797 − 69
     DefaultLawRow(
         .fluid, [("rubberBand", .bool(false)), ("hideable", .bool(false))],
         law: [
             "lower": 18, "upper": 728, "rubberBand": nil, "dimmer": ["full": 0.3, "fullAt": 398.5, "clearAt": 728],
-            "progress": ["low": 728, "top": 18], "finishThreshold": nil,
+            "progress": ["low": 728, "top": 18], "finishThreshold": nil, "edge": "bottom", "axis": "y", "sign": 1,
         ]),  // no band: clamps at full and at tip, the lowest detent without hidden; progress 0 at tip
     DefaultLawRow(
         .fluid, [("undimmedDetent", .string("full"))],
         law: [
             "lower": 18, "upper": 797, "rubberBand": ["coefficient": 0.55, "dimension": 844],
             "dimmer": ["full": 0, "fullAt": 0, "clearAt": 0], "progress": ["low": 797, "top": 18],
-            "finishThreshold": nil,
+            "finishThreshold": nil, "edge": "bottom", "axis": "y", "sign": 1,
         ]),  // undimmed at the top-most detent: never dims
+    DefaultLawRow(
+        .fluid, [("edge", .string("top"))],
+        law: [
+            "lower": 18, "upper": 810, "rubberBand": ["coefficient": 0.55, "dimension": 844],
+            "dimmer": ["full": 0.3, "fullAt": 405, "clearAt": 741], "progress": ["low": 810, "top": 18],
+            "finishThreshold": nil, "edge": "top", "axis": "y", "sign": -1,
+        ]),  // a top sheet: the far inset is sb 34, so H = 844 − 34 = 810 (half 405, tip 741); upward drags close (sign −1)
 ]
 
 /// A drag begun on the standard geometry and the segment `began` answers.

@@ -16,9 +16,14 @@ struct ClientLayoutLaw {
     }
     var rules: [Rule]
     var hideable: Bool
+    /// What the keyboard does, as a client applies it: the law's `keyboard` on a bottom sheet,
+    /// `none` on any other (the keyboard is not along its axis).
     var keyboard: String
+    /// Whether a drag may begin while the keyboard is up (always, off the bottom edge).
     var keyboardDrag: Bool
     var motion: String
+    /// The edge: the axis the client takes its geometry along (step 0).
+    var edge: String
 
     init(json: JSONValue) throws {
         rules = try Read.array(json, "detents", in: "layoutLaw").map { r in
@@ -31,9 +36,24 @@ struct ClientLayoutLaw {
             case .bool(let d) = try Read.member(json, "keyboardDrag", in: "layoutLaw")
         else { throw ClientReadError(description: "layoutLaw.hideable or keyboardDrag is not a boolean") }
         hideable = h
-        keyboardDrag = d
-        keyboard = try Read.string(json, "keyboard", in: "layoutLaw")
+        edge = try Read.string(json, "edge", in: "layoutLaw")
+        keyboardDrag = d || edge != "bottom"
+        keyboard = edge == "bottom" ? try Read.string(json, "keyboard", in: "layoutLaw") : "none"
         motion = try Read.string(json, "motion", in: "layoutLaw")
+    }
+
+    /// Step 0, then steps 1–6: the geometry along the edge's axis (main dimension, far inset).
+    func resolve(_ g: Geometry, keyboardInset k: Double, contentHeight ch: Double?)
+        -> (detents: [(name: String, constant: Double)], unreachable: [String])
+    {
+        let (main, far): (Double, Double)
+        switch edge {
+        case "top": (main, far) = (g.height, g.safeAreaBottom)
+        case "left": (main, far) = (g.width ?? .nan, g.safeAreaRight)
+        case "right": (main, far) = (g.width ?? .nan, g.safeAreaLeft)
+        default: (main, far) = (g.height, g.safeAreaTop)
+        }
+        return resolve(height: main, safeAreaTop: far, keyboardInset: edge == "bottom" ? k : 0, contentHeight: ch)
     }
 
     /// Steps 1–6 on a layout: the reachable detents top-down (hidden last) and the unreachable names.

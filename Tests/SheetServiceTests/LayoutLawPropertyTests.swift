@@ -52,6 +52,8 @@ extension Gen {
         if chance(0.3) { o.append(("hideable", .bool(chance(0.5)))) }
         if chance(0.3) { o.append(("rubberBand", .bool(chance(0.5)))) }
         if chance(0.2) { o.append(("dampingRatio", .number(pick([0.5, 0.8, 1, 1.5])))) }
+        // Every edge: the law says it, and the client takes its geometry along that axis.
+        if chance(0.4) { o.append(("edge", .string(pick(["top", "left", "right"])))) }
         return o
     }
 
@@ -66,7 +68,10 @@ extension Gen {
             let g = current.geometry
             // A rotation: width and height swap (a phone is 390 wide), insets move.
             let h = g.height > 600 ? pick([390, 430, uniform(300, 600)]) : pick([844, 932, uniform(600, 1200)])
-            change.geometry = try? Geometry(height: h, safeAreaTop: h > 600 ? 47 : 0, safeAreaBottom: h > 600 ? 34 : 21)
+            // The width is the old height (side sheets move along it); the notch goes to the sides in landscape.
+            change.geometry = try? Geometry(
+                height: h, safeAreaTop: h > 600 ? 47 : 0, safeAreaBottom: h > 600 ? 34 : 21, width: g.height,
+                safeAreaLeft: h > 600 ? 0 : 47, safeAreaRight: h > 600 ? 0 : 47)
         default:
             change.keyboardInset = current.keyboardIsUp ? 0 : uniform(1, 400)
             change.contentHeight = uniform(0, 900)
@@ -90,7 +95,13 @@ private func runLayouts() throws -> LayoutTally {
     while tally.configs < layoutConfigs, attempts < 20 * layoutConfigs {
         attempts += 1
         let options = gen.layoutOptions()
-        let g = gen.chance(0.7) ? Geometry.standard : gen.geometry()
+        let g0 = gen.chance(0.7) ? Geometry.standard : gen.geometry()
+        // A width for side sheets (a portrait phone's 390, or any).
+        let width = gen.chance(0.5) ? 390 : gen.uniform(200, 1400)
+        let g =
+            (try? Geometry(
+                height: g0.height, safeAreaTop: g0.safeAreaTop, safeAreaBottom: g0.safeAreaBottom, width: width,
+                safeAreaLeft: gen.chance(0.5) ? 0 : 40, safeAreaRight: gen.chance(0.5) ? 0 : 40)) ?? g0
         guard
             let first = try? Layout(
                 geometry: g, keyboardInset: gen.chance(0.2) ? 291 : 0,
@@ -115,9 +126,7 @@ private func run(
     // The client's own view of its layout (it measured it) and of the detents (from the law).
     var layout = model.layout
     func predicted(_ l: Layout) -> (detents: [(name: String, constant: Double)], unreachable: [String]) {
-        layoutLaw.resolve(
-            height: l.geometry.height, safeAreaTop: l.geometry.safeAreaTop, keyboardInset: l.keyboardInset,
-            contentHeight: l.contentHeight)
+        layoutLaw.resolve(l.geometry, keyboardInset: l.keyboardInset, contentHeight: l.contentHeight)
     }
     let first = predicted(layout)
     var detents = first.detents

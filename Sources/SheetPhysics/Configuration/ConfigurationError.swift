@@ -1,8 +1,8 @@
 /// A configuration the engine refuses, with the field it names (a JSON-style path such as
 /// `options.expandedOffset`) and a message a person can act on.
 public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Geometry outside the valid region.
-    case invalidGeometry(String)
+    /// Geometry outside the valid region, and the field at fault (`geometry` unless one member is).
+    case invalidGeometry(String, field: String = "geometry")
     /// A preset name the engine does not know.
     case unknownPreset(String)
     /// An option the preset does not have (field path).
@@ -15,7 +15,7 @@ public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConverti
     /// The offending field as a path (`geometry`, `options.detents.half.fraction`, `detent`).
     public var field: String {
         switch self {
-        case .invalidGeometry: "geometry"
+        case let .invalidGeometry(_, field): field
         case .unknownPreset: "preset"
         case let .unknownOption(field, _): field
         case let .invalidOption(field, _): field
@@ -26,7 +26,7 @@ public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConverti
     /// What went wrong, for a person.
     public var description: String {
         switch self {
-        case let .invalidGeometry(reason): "invalid geometry: \(reason)"
+        case let .invalidGeometry(reason, _): "invalid geometry: \(reason)"
         case let .unknownPreset(name):
             "unknown preset \"\(name)\"; presets are \(PresetName.allCases.map(\.rawValue).joined(separator: ", "))"
         case let .unknownOption(field, preset):

@@ -4,6 +4,9 @@
 /// value to clients, so a client that evaluates it predicts every `changed` answer exactly,
 /// without waiting for it.
 ///
+/// A client maps its pointer once: translation = `edge.sign` · (the pointer's movement along
+/// `edge.axis`), points, and places the card at `constant` from the far safe edge along that axis.
+///
 /// Evaluation, in this order (each step one IEEE-754 double operation, as written):
 /// 1. candidate = segment.start + (translation − segment.base);
 /// 2. inside [lower, upper] (a missing bound is no bound): the constant is the candidate;
@@ -26,12 +29,16 @@ public struct DragLaw: Sendable, Hashable {
     /// transition: the fraction of the way from the drag's detent toward the other one at which
     /// the drag finishes the transition by itself (each drag's `DragSegment.finish`); nil: never.
     public let finishThreshold: Double?
+    /// The edge the card comes from: the pointer axis and sign a client maps deltas by (every
+    /// preset but fluid: bottom).
+    public let edge: Edge
 
     /// A law from its parts (each preset builds its own in `Presets/`).
     public init(
         lower: Double?, upper: Double?, rubberBand: RubberBand? = nil, dimmer: DimmerCurve, progress: ProgressScale,
-        finishThreshold: Double? = nil
+        finishThreshold: Double? = nil, edge: Edge = .bottom
     ) {
+        self.edge = edge
         self.lower = lower
         self.upper = upper
         self.rubberBand = rubberBand

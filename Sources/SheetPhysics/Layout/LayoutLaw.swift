@@ -4,6 +4,8 @@
 /// changes (the keyboard rises, the content grows), without waiting for the answer.
 ///
 /// Evaluation on a layout (each step one IEEE-754 double operation, as written):
+/// 0. the geometry is taken along `edge`'s axis (`Geometry.along(_:)`: height = the main
+///    dimension, safeAreaTop = the far side's inset); every step below reads that axis geometry;
 /// 1. H = geometry.height − geometry.safeAreaTop; each rule's constant by its kind (`DetentRule`),
 ///    clamped to [0, H];
 /// 2. top = the smallest constant of the rules not of kind `content` (0 where every rule is);
@@ -13,7 +15,7 @@
 ///    detent above it (constant < fit) is unreachable: the card would show empty space below its
 ///    content;
 /// 4. the reachable detents, ordered by constant (a tie keeps the order of `detents`);
-/// 5. `keyboard` = `lift` with k = min(keyboardInset, height) > 0: each constant c becomes
+/// 5. `edge` = bottom, `keyboard` = `lift` with k = min(keyboardInset, height) > 0: each constant c becomes
 ///    max(c − k, top) (top as in step 2: the top-most detent bounds the lift even where the
 ///    content cannot reach it);
 /// 6. `hideable`: the detent `hidden` at H follows.
@@ -28,11 +30,16 @@ public struct LayoutLaw: Sendable, Hashable {
     public let keyboardDrag: Bool
     /// How a layout change moves a card that is not under the finger, unless the event says.
     public let motion: LayoutMotion
+    /// The edge the card comes from: the screen's axis the detents are placed along. The keyboard
+    /// covers the bottom of the screen, so it lifts (or extends, or locks) bottom sheets only.
+    public let edge: Edge
 
     /// A law from its parts.
     public init(
-        detents: [DetentRule], hideable: Bool, keyboard: KeyboardPolicy, keyboardDrag: Bool, motion: LayoutMotion
+        detents: [DetentRule], hideable: Bool, keyboard: KeyboardPolicy, keyboardDrag: Bool, motion: LayoutMotion,
+        edge: Edge = .bottom
     ) {
+        self.edge = edge
         self.detents = detents
         self.hideable = hideable
         self.keyboard = keyboard
@@ -48,7 +55,8 @@ public struct LayoutLaw: Sendable, Hashable {
     /// The detents of `layout`: the reachable ones top-down (the hidden one last), and the names of
     /// the unreachable ones in the order of `detents`.
     public func resolve(_ layout: Layout) -> (detents: [Detent], unreachable: [String]) {
-        let g = layout.geometry
+        // A side edge without a width never gets here: the preset refuses that geometry.
+        let g = (try? layout.geometry.along(edge)) ?? layout.geometry
         let H = g.height - g.safeAreaTop
         var constants: [Double?] = detents.map { rule in
             rule.unclamped(H: H, contentHeight: layout.contentHeight).map { min(max($0, 0), H) }
@@ -75,7 +83,7 @@ public struct LayoutLaw: Sendable, Hashable {
         }
         reachable.sort { $0.constant != $1.constant ? $0.constant < $1.constant : $0.index < $1.index }
         var out = reachable.map { Detent(name: detents[$0.index].name, constant: $0.constant) }
-        if keyboard == .lift, layout.keyboardInset > 0 {
+        if keyboard == .lift, edge == .bottom, layout.keyboardInset > 0 {
             let bound = top ?? 0
             let k = min(layout.keyboardInset, g.height)
             out = out.map { Detent(name: $0.name, constant: max($0.constant - k, bound)) }

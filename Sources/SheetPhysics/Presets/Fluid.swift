@@ -67,13 +67,19 @@ enum Fluid: Preset {
                 "interactiveUpThrough", "string|null", .null,
                 "the detent up through which the page behind takes input (at it and below), whatever the dimmer; null: modal while on screen"
             ),
+            OptionInfo(
+                "edge", "string", .string("bottom"),
+                "the edge the card comes from: bottom, top, left, right (left and right need geometry.width)"),
         ]
     }
 
     static func configuration(
         _ reader: inout OptionReader, in layout: Layout
     ) throws(ConfigurationError) -> PresetConfiguration {
-        let geometry = layout.geometry
+        // Every length below is along the edge's axis (Geometry.along): H, the hidden constant
+        // and the rubber band's dimension are the bottom sheet's of the main dimension.
+        let edge = try reader.choice("edge", default: Edge.bottom)
+        let geometry = try layout.geometry.along(edge)
         let H = geometry.availableHeight
         var specs = defaultDetents
         if let value = reader.take("detents") {
@@ -180,7 +186,8 @@ enum Fluid: Preset {
         }
         let thresholds = try ReleaseThresholds(reader.take("thresholds"))
         let layoutLaw = LayoutLaw(
-            detents: detentRules, hideable: hideable, keyboard: keyboard, keyboardDrag: keyboardDrag, motion: motion)
+            detents: detentRules, hideable: hideable, keyboard: keyboard, keyboardDrag: keyboardDrag, motion: motion,
+            edge: edge)
         let (placed, unreachable) = layoutLaw.resolve(layout)
         let visible = placed.filter { !$0.isHidden }
         guard !visible.isEmpty else {
@@ -217,7 +224,7 @@ enum Fluid: Preset {
         let dragLaw = DragLaw(
             lower: visible[0].constant, upper: detents[detents.count - 1].constant,
             rubberBand: rubberBand ? RubberBand(coefficient: 0.55, dimension: geometry.height) : nil, dimmer: dimmer,
-            progress: ProgressScale(spanning: detents))
+            progress: ProgressScale(spanning: detents), edge: edge)
         let rules = releaseRules(
             visible: visible, hidden: hideable ? hidden : nil, removal: removal, skip: skip,
             sequential: dismissFrom == "lowest", thresholds: thresholds)
@@ -245,6 +252,7 @@ enum Fluid: Preset {
                 ("dragFirst", .string(dragFirst)), ("dismissFrom", .string(dismissFrom)),
                 ("thresholds", thresholds?.option ?? .null), ("momentumHandOff", .bool(momentumHandOff)),
                 ("interactiveUpThrough", upThrough.map { .string($0) } ?? .null),
+                ("edge", .string(edge.rawValue)),
             ])
     }
 }

@@ -87,15 +87,21 @@ extension Decode {
         return (.fling(velocity: v), time)
     }
 
-    /// A geometry object: every member optional, the standard geometry's where absent.
+    /// A geometry object: every member optional, the standard geometry's where absent (no width,
+    /// side insets 0).
     static func geometry(_ value: JSONValue, path: String) throws(Problem) -> Geometry {
         var gf = try FieldReader(value, path: path)
         let height = try gf.number("height") ?? Geometry.standard.height
         let top = try gf.number("safeAreaTop") ?? Geometry.standard.safeAreaTop
         let bottom = try gf.number("safeAreaBottom") ?? Geometry.standard.safeAreaBottom
-        try gf.finish(known: "height, safeAreaTop, safeAreaBottom")
+        let width = try gf.number("width")
+        let left = try gf.number("safeAreaLeft") ?? 0
+        let right = try gf.number("safeAreaRight") ?? 0
+        try gf.finish(known: "height, safeAreaTop, safeAreaBottom, width, safeAreaLeft, safeAreaRight")
         do {
-            return try Geometry(height: height, safeAreaTop: top, safeAreaBottom: bottom)
+            return try Geometry(
+                height: height, safeAreaTop: top, safeAreaBottom: bottom, width: width, safeAreaLeft: left,
+                safeAreaRight: right)
         } catch {
             throw Problem(error).at(path)
         }

@@ -34,6 +34,13 @@
  * @property {number} [height]          default 844
  * @property {number} [safeAreaTop]     default 47
  * @property {number} [safeAreaBottom]  default 34
+ * @property {number} [width]           a left or right sheet's main dimension (required by them)
+ * @property {number} [safeAreaLeft]    default 0
+ * @property {number} [safeAreaRight]   default 0
+ *
+ * @typedef {Geometry & {height: number, safeAreaTop: number, safeAreaBottom: number}} MeasuredGeometry  A geometry as answered (the side members where given).
+ *
+ * @typedef {"bottom" | "top" | "left" | "right"} Edge  The screen edge a card comes from (fluid's `edge`).
  *
  * @typedef {object} SessionConfig  Body of PUT /sessions/{id}; every field optional.
  * @property {PresetName} [preset]        default "facebook"
@@ -68,7 +75,7 @@
  * @property {string} [id]
  * @property {PresetName} preset
  * @property {Constraint} constraint
- * @property {Required<Geometry>} geometry
+ * @property {MeasuredGeometry} geometry
  * @property {Record<string, any>} options  effective options, defaults filled in
  * @property {"server" | "client"} clock
  * @property {Record<string, number>} detents  detent name → constant
@@ -120,7 +127,7 @@
  * @property {ReleaseLaw} [releaseLaw]  with `drag`
  * @property {{count: number, settles: {index: number, phase: PanPhase, snap: Snap, animation: Animation}[]}} [batch]
  * @property {Frame[]} [frames]     with `?frames=`: the running animation, sampled from its start
- * @property {Required<Geometry>} [geometry]  after a layout event (with `keyboardInset`, `contentHeight`, `detents`, `unreachable`)
+ * @property {MeasuredGeometry} [geometry]  after a layout event (with `keyboardInset`, `contentHeight`, `detents`, `unreachable`)
  * @property {number} [keyboardInset]
  * @property {number | null} [contentHeight]
  * @property {Record<string, number>} [detents]
@@ -173,6 +180,9 @@
  * @property {{full: number, fullAt: number, clearAt: number}} dimmer     alpha as a function of the constant
  * @property {{low: number, top: number}} progress                       progress 0 at `low`, 1 at `top`
  * @property {number | null} finishThreshold  transition: the fraction of the way at which a drag finishes by itself
+ * @property {Edge} [edge]        the edge the card comes from (absent from an older sheetd: bottom)
+ * @property {"x" | "y"} [axis]   the pointer axis: translation = sign · (pointer delta along axis)
+ * @property {number} [sign]      1 (bottom, right) or −1 (top, left)
  *
  * @typedef {object} ReleaseCondition  One condition of a release rule: `{origin}`, or a quantity compared.
  * @property {string} [origin]  the drag began at this detent
@@ -279,9 +289,10 @@
  * @property {"lift" | "extend" | "none"} keyboard
  * @property {boolean} keyboardDrag
  * @property {"release" | "none"} motion
+ * @property {Edge} [edge]  the axis step 0 takes the geometry along (absent: bottom)
  *
  * @typedef {object} Layout  The layout around the card, as the client measured it.
- * @property {Required<Geometry>} geometry
+ * @property {MeasuredGeometry} geometry
  * @property {number} keyboardInset
  * @property {number | null} contentHeight
  *
@@ -715,6 +726,55 @@ export function sampleAnimation(a, elapsed) {
     return { t, constant, dimmerAlpha: alpha, progress: progressOf(a.dragLaw, constant), velocity };
 }
 
+// ------------------------------------------------------------ every edge
+
+/**
+ * The translation to send for a pointer that moved (dx, dy) screen points (x rightward, y
+ * downward) since `began`: the pointer's movement along the law's axis, toward closing positive.
+ * A client maps the pointer once, by the law, for every edge.
+ * @param {DragLaw} law @param {number} dx @param {number} dy @returns {number}
+ */
+export function pointerTranslation(law, dx, dy) {
+    return (law.sign ?? 1) * ((law.axis ?? "y") === "x" ? dx : dy);
+}
+
+/**
+ * A geometry along an edge's axis, as a bottom sheet sees it (the engine's `Geometry.along`):
+ * height = the main dimension (the width for left and right), safeAreaTop = the far side's inset,
+ * safeAreaBottom = the near side's. null: a side edge without a width (sheetd refuses it).
+ * @param {Geometry} g @param {Edge} [edge] @returns {{height: number, safeAreaTop: number, safeAreaBottom: number} | null}
+ */
+export function axisGeometry(g, edge = "bottom") {
+    const h = g.height ?? 844, st = g.safeAreaTop ?? 47, sb = g.safeAreaBottom ?? 34;
+    const sl = g.safeAreaLeft ?? 0, sr = g.safeAreaRight ?? 0;
+    switch (edge) {
+        case "top": return { height: h, safeAreaTop: sb, safeAreaBottom: st };
+        case "left": return g.width === undefined ? null : { height: g.width, safeAreaTop: sr, safeAreaBottom: sl };
+        case "right": return g.width === undefined ? null : { height: g.width, safeAreaTop: sl, safeAreaBottom: sr };
+        default: return { height: h, safeAreaTop: st, safeAreaBottom: sb };
+    }
+}
+
+/**
+ * Where the card's leading edge is for a constant: its distance, points, from the screen's far
+ * side along the axis, far inset + constant. bottom: the y of the card's top edge; top: the
+ * distance of its bottom edge from the screen's bottom; left: of its right edge from the screen's
+ * right; right: of its left edge from the screen's left.
+ * @param {Geometry} g @param {Edge} edge @param {number} constant @returns {number}
+ */
+export function leadingEdgeOffset(g, edge, constant) {
+    const a = axisGeometry(g, edge);
+    return (a ? a.safeAreaTop : 0) + constant;
+}
+
+/**
+ * Whether the keyboard acts on a sheet whose layout law is `law` (on bottom sheets only).
+ * @param {LayoutLaw | undefined} law @returns {boolean}
+ */
+function keyboardActs(law) {
+    return (law?.edge ?? "bottom") === "bottom";
+}
+
 // ------------------------------------------------------------ layout
 
 /** The named timing curves' control points [x1, y1, x2, y2] (UIKit's, as sheetd's `TimingCurve`). */
@@ -730,7 +790,8 @@ export const TIMING_CURVES = {
  * @returns {ResolvedLayout}
  */
 export function resolveLayoutLaw(law, layout) {
-    const g = layout.geometry;
+    // 0. the geometry along the edge's axis
+    const g = axisGeometry(layout.geometry, law.edge) ?? layout.geometry;
     const H = g.height - g.safeAreaTop;
     const ch = layout.contentHeight;
     // 1. each rule's constant, clamped to [0, H] (a `content` rule has none without a content height)
@@ -775,7 +836,7 @@ export function resolveLayoutLaw(law, layout) {
     reachable.sort((a, b) => (a.constant !== b.constant ? a.constant - b.constant : a.index - b.index));
     let detents = reachable.map((d) => ({ name: law.detents[d.index].name, constant: d.constant }));
     // 5. lift: up by the inset, never above top
-    if (law.keyboard === "lift" && layout.keyboardInset > 0) {
+    if (law.keyboard === "lift" && keyboardActs(law) && layout.keyboardInset > 0) {
         const bound = top ?? 0, k = layout.keyboardInset;
         detents = detents.map((d) => ({ name: d.name, constant: Math.max(d.constant - k, bound) }));
     }
@@ -801,7 +862,8 @@ export function relaidLaws(dragLaw, releaseLaw, resolved, layout, dimmer) {
     const all = resolved.detents;
     const visible = all.filter((d) => d.name !== "hidden");
     if (visible.length === 0) return null;
-    const H = layout.geometry.height - layout.geometry.safeAreaTop;
+    const ag = axisGeometry(layout.geometry, dragLaw.edge) ?? layout.geometry;
+    const H = ag.height - ag.safeAreaTop;
     let u = visible.findIndex((d) => d.name === dimmer.undimmedDetent);
     if (u < 0) u = visible.length - 1;
     const band = dragLaw.rubberBand;
@@ -809,10 +871,11 @@ export function relaidLaws(dragLaw, releaseLaw, resolved, layout, dimmer) {
     /** @type {DragLaw} */
     const drag = {
         lower: visible[0].constant, upper: all[all.length - 1].constant,
-        rubberBand: band ? { coefficient: band.coefficient, dimension: layout.geometry.height } : null,
+        rubberBand: band ? { coefficient: band.coefficient, dimension: ag.height } : null,
         dimmer: u === 0 ? { full: 0, fullAt: 0, clearAt: 0 } : { full: dimmer.maxDimAlpha, fullAt: visible[u - 1].constant, clearAt: visible[u].constant },
         progress: { low: (hidden ?? all[all.length - 1]).constant, top: all[0].constant },
         finishThreshold: null,
+        ...(dragLaw.edge !== undefined ? { edge: dragLaw.edge, axis: dragLaw.axis, sign: dragLaw.sign } : {}),
     };
     /** @type {ReleaseLaw} */
     const release = {
@@ -1217,7 +1280,7 @@ export class SheetSession {
         // The keyboard is up and the law locks the drag: sheetd would refuse `began` (409
         // keyboard-locked) and with it every event of its batch; the drag is refused here.
         const law = this.snapshot.layoutLaw;
-        if (phase === "began") this._locked = !!law && !law.keyboardDrag && this.layoutState.keyboardInset > 0;
+        if (phase === "began") this._locked = !!law && keyboardActs(law) && !law.keyboardDrag && this.layoutState.keyboardInset > 0;
         if (this._locked) {
             if (phase === "ended" || phase === "cancelled") this._locked = false;
             return Promise.reject(new SheetError(409, { code: "keyboard-locked", detail: "the keyboard is up and this session's keyboardDrag option is false" }));
@@ -1664,7 +1727,8 @@ export class SheetSession {
         const g = next.geometry;
         const valid = [g.height, g.safeAreaTop, g.safeAreaBottom, next.keyboardInset].every(Number.isFinite)
             && next.keyboardInset >= 0 && next.keyboardInset <= g.height
-            && (next.contentHeight === null || (Number.isFinite(next.contentHeight) && next.contentHeight >= 0 && next.contentHeight <= 1e6));
+            && (next.contentHeight === null || (Number.isFinite(next.contentHeight) && next.contentHeight >= 0 && next.contentHeight <= 1e6))
+            && axisGeometry(g, this.snapshot.layoutLaw?.edge) !== null;
         if (!valid) return record; // sheetd refuses it (400) and nothing changes
         const upToDate = this.revision === this._expectedRevision;
         this._expectedRevision += 1;
@@ -1700,10 +1764,12 @@ export class SheetSession {
         const detents = Object.fromEntries(resolved.detents.map((d) => [d.name, d.constant]));
         const visible = resolved.detents.filter((d) => d.name !== "hidden");
         const topMost = visible[0].name;
-        const H = g.height - g.safeAreaTop;
-        const extend = law.keyboard === "extend";
-        const rose = before.keyboardInset === 0 && next.keyboardInset > 0;
-        const fell = before.keyboardInset > 0 && next.keyboardInset === 0;
+        const ag = axisGeometry(g, law.edge) ?? g;
+        const H = ag.height - ag.safeAreaTop;
+        const acts = keyboardActs(law);
+        const extend = acts && law.keyboard === "extend";
+        const rose = acts && before.keyboardInset === 0 && next.keyboardInset > 0;
+        const fell = acts && before.keyboardInset > 0 && next.keyboardInset === 0;
         /** @type {LayoutMotion} */
         const motion = event.motion ?? law.motion;
         const state = this._motionAt(t); // settles an animation that ended

@@ -16,6 +16,8 @@ struct Documents: Sendable {
         case presets
         /// `GET /layout.html`: the demo of layout changes (keyboard, content height, rotation).
         case layoutPage
+        /// `GET /edges.html`: the demo of sheets from every edge (a left drawer, a top sheet).
+        case edgesPage
     }
 
     private let page: [UInt8]
@@ -23,6 +25,7 @@ struct Documents: Sendable {
     private let contract: [UInt8]
     private let presets: [UInt8]
     private let layoutPage: [UInt8]
+    private let edgesPage: [UInt8]
 
     /// Reads the files of the module's Resources folder and writes the preset catalog.
     init() throws {
@@ -31,6 +34,7 @@ struct Documents: Sendable {
         contract = try Self.resource("openapi", "yaml")
         presets = ReplyJSON.presets()
         layoutPage = try Self.resource("layout", "html")
+        edgesPage = try Self.resource("edges", "html")
     }
 
     /// The document's media type and bytes.
@@ -41,6 +45,7 @@ struct Documents: Sendable {
         case .contract: ("application/yaml", contract)
         case .presets: ("application/json", presets)
         case .layoutPage: ("text/html; charset=utf-8", layoutPage)
+        case .edgesPage: ("text/html; charset=utf-8", edgesPage)
         }
     }
 

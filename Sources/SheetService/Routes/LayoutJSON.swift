@@ -47,6 +47,7 @@ extension ReplyJSON {
         w.member("keyboard", law.keyboard.rawValue)
         w.member("keyboardDrag", law.keyboardDrag)
         w.member("motion", law.motion.name)
+        w.member("edge", law.edge.rawValue)
         w.endObject()
     }
 

@@ -134,6 +134,10 @@ enum ReplyJSON {
         w.endObject()
         w.member("finishThreshold")
         if let t = law.finishThreshold { w.number(t) } else { w.null() }
+        // translation = sign · the pointer's delta along axis (docs/PHYSICS.md, "Every edge").
+        w.member("edge", law.edge.rawValue)
+        w.member("axis", law.edge.axis.rawValue)
+        w.member("sign", law.edge.sign)
         w.endObject()
     }
 
@@ -307,6 +311,10 @@ enum ReplyJSON {
         w.member("height", g.height)
         w.member("safeAreaTop", g.safeAreaTop)
         w.member("safeAreaBottom", g.safeAreaBottom)
+        // The side members where given (a geometry without them answers as it always did).
+        if let width = g.width { w.member("width", width) }
+        if g.width != nil || g.safeAreaLeft != 0 { w.member("safeAreaLeft", g.safeAreaLeft) }
+        if g.width != nil || g.safeAreaRight != 0 { w.member("safeAreaRight", g.safeAreaRight) }
         w.endObject()
     }
 

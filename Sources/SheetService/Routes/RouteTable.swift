@@ -14,6 +14,7 @@ extension SheetResponder {
         RouteRow(.get, "/", .open) { r, _, _ in r.document(.page) },
         RouteRow(.get, "/sheet-client.js", .open) { r, _, _ in r.document(.clientModule) },
         RouteRow(.get, "/layout.html", .open) { r, _, _ in r.document(.layoutPage) },
+        RouteRow(.get, "/edges.html", .open) { r, _, _ in r.document(.edgesPage) },
         RouteRow(.get, "/openapi.yaml", .open) { r, _, _ in r.document(.contract) },
         RouteRow(.get, "/presets") { r, _, _ in r.document(.presets) },
         // Sessions and the events that move their cards.
