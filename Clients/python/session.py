@@ -182,6 +182,22 @@ def run(base: str) -> tuple[int, int]:
               "hand-off: the release hands its momentum to the content (scrollFling)", repr(handed)[:300])
         check(delete_session.sync_detailed(handing.id, client=client).status_code == 204, "hand-off: deleted")
 
+    # A left drawer (fluid's `edge`): the geometry's width, the drag law's axis and sign.
+    drawer = typed("edge: created snapshot", create_session.sync_detailed(client=client, body=m.FluidConfig(
+        preset=m.FluidConfigPreset.FLUID,
+        geometry=m.Geometry(height=844, safe_area_top=47, safe_area_bottom=34, width=390, safe_area_left=0, safe_area_right=0),
+        options=m.FluidOptions(edge=m.FluidOptionsEdge.LEFT), initial_detent="half")), 201)
+    if drawer is not None:
+        check(drawer.drag_law.edge == m.DragLawEdge.LEFT and drawer.drag_law.axis == m.DragLawAxis.X
+              and drawer.drag_law.sign == m.DragLawSign.VALUE_NEGATIVE_1 and drawer.geometry.width == 390,
+              "edge: a left drawer's law says its axis x and sign -1", repr(drawer.drag_law)[:300])
+        typed("edge: began result", pan.sync_detailed(drawer.id, client=client, body=m.PanEvent(phase=m.PanPhase.BEGAN)))
+        moved = typed("edge: changed result", pan.sync_detailed(drawer.id, client=client, body=m.PanEvent(
+            phase=m.PanPhase.CHANGED, translation=40)))
+        check(moved is not None and moved.constant == drawer.constant + 40, "edge: the drawer follows the axis",
+              repr(moved)[:200])
+        check(delete_session.sync_detailed(drawer.id, client=client).status_code == 204, "edge: deleted")
+
     simulated = typed("simulate response", simulate.sync_detailed(client=client, body=m.SimulateRequest(
         config=m.FacebookConfig(preset=m.FacebookConfigPreset.FACEBOOK, initial_detent="normal"),
         events=[m.SimPanEvent(type_=m.SimPanEventType.PAN, time=0, phase=m.PanPhase.BEGAN),

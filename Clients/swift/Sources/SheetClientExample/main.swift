@@ -387,6 +387,29 @@ if let id = sessionID(handing) {
     _ = try await client.deleteSession(path: .init(id: id)).noContent
 }
 
+// A left drawer (fluid's `edge`): the geometry's width, the drag law's axis and sign.
+let drawer = try await client.createSession(
+    body: .json(
+        .fluid(
+            .init(
+                preset: .fluid,
+                geometry: .init(
+                    height: 844, safeAreaTop: 47, safeAreaBottom: 34, width: 390, safeAreaLeft: 0, safeAreaRight: 0),
+                options: .init(edge: .left), initialDetent: "half")))
+).created.body.json
+try await roundTrip("edge: created snapshot", drawer, operation: "createSession")
+if case .fluid(let s) = drawer, let id = s.value1.id {
+    let law = s.value1.dragLaw
+    await report.check(
+        law.edge == .left && law.axis == .x && law.sign == -1 && s.value1.geometry.width == 390,
+        "edge: a left drawer's law says its axis x and sign -1", "\(law)")
+    _ = try await pan(id, .init(phase: .began))
+    let moved = try await pan(id, .init(phase: .changed, translation: 40))
+    await report.check(moved.constant == s.value1.constant + 40, "edge: the drawer follows the axis", "\(moved)")
+    try await roundTrip("edge: changed result", moved, operation: "pan")
+    _ = try await client.deleteSession(path: .init(id: id)).noContent
+}
+
 // A simulation: the typed events (one schema per type), its results and final snapshot.
 let simulated = try await client.simulate(
     body: .json(
