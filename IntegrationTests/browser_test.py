@@ -329,6 +329,51 @@ def release_law_in_javascript(driver):
           f"{out['frames']} frames, largest difference {out['maxFrameError']:.3g}")
 
 
+STEPS_CHECK = """
+const api = arguments[0], done = arguments[arguments.length - 1];
+(async () => {
+    const m = await import(api + "sheet-client.js");
+    const client = new m.SheetClient(api);
+    // The step action through every detent and past both ends, on a non-modal sheet (the page
+    // behind takes input at half and below): what each answer announces, and where the page is
+    // interactive once the move ends.
+    const s = await client.createSession({preset: "fluid", options: {interactiveUpThrough: "half"}, initialDetent: "tip", clock: "client"});
+    const steps = [];
+    let t = 1;
+    for (const direction of ["expand", "expand", "expand", "collapse", "collapse", "collapse", "collapse", "expand"]) {
+        const r = await s.step(direction, {time: (t += 5)});
+        const end = r.animation ? r.animation.to : r.constant;
+        steps.push({direction, announcement: r.announcement, value: r.value, interactive: s.backgroundInteractive(end)});
+    }
+    // Reduced motion: the release law carries a jump, and a step's frames have no intermediate one.
+    const reduced = await client.createSession({preset: "fluid", reducedMotion: true, initialDetent: "tip", clock: "client"});
+    const moved = await client.request("POST", `sessions/${reduced.id}/step?frames=60`, {direction: "expand", time: 1});
+    done({steps, frames: moved.frames.map((f) => f.constant), to: moved.animation && moved.animation.to,
+          motion: reduced.snapshot.releaseLaw.motions[0].curve});
+})().catch((e) => done({error: String(e && e.stack || e)}));
+"""
+
+
+def steps_and_reduced_motion(driver):
+    """The accessibility step from the page (sheet-client.js `step`): every detent in order and
+    past both ends, each answer's announcement read in order; where the page behind is interactive
+    (modality independent of the dimmer); reduced motion yields no intermediate frame."""
+    driver.set_script_timeout(60)
+    out = driver.execute_async_script(STEPS_CHECK, API)
+    if not check("steps: the check ran", out and "error" not in out, (out or {}).get("error", "")[:300]):
+        return
+    said = [s["announcement"] for s in out["steps"]]
+    expected = ["Expanded to half, 2 of 3", "Expanded to full, 1 of 3", "Already at full, 1 of 3", "Collapsed to half, 2 of 3",
+                "Collapsed to tip, 3 of 3", "Dismissed", "Already hidden", "Shown at tip, 3 of 3"]
+    check("steps: the step action moves through every detent, announced in order", said == expected, "; ".join(said))
+    interactive = [s["interactive"] for s in out["steps"]]
+    check("steps: the page behind takes input at half and below, not at full (independent of the dimmer)",
+          interactive == [True, False, False, True, True, True, True, True], str(interactive))
+    check("reduced motion: the law carries a jump and a step has no intermediate frame",
+          out["motion"].get("duration") == 0 and out["frames"] and all(c == out["to"] for c in out["frames"]),
+          f"frames {out['frames']}, to {out['to']}, motion {out['motion']}")
+
+
 def through_delay_proxies(rtts=(0, 200)):
     """Every preset, through testkit/sheetkit/delay_proxy.py at each added round trip: from the preset's start
     detent at rest, a drag (600 px at 1000 px/s, mouse) and a flick down and up (touch), each
@@ -659,6 +704,7 @@ def main():
             keyboard_and_dimmer(driver)
             reduced_motion(driver)
             release_law_in_javascript(driver)
+            steps_and_reduced_motion(driver)
             plotted = driver.execute_script("return document.querySelector('#plot-caption').textContent")
             check("the plot shows the last gesture", bool(plotted), plotted)
             errors = console_errors(driver)
