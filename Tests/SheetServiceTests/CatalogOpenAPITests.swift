@@ -165,7 +165,9 @@ private func rendered(_ example: [String: Any]) throws -> Canonical {
     var config: [String: Any] = [:]
     for key in ["preset", "geometry", "options"] { config[key] = example[key] }
     let (profile, _) = try Decode.configuration(try json(config))
-    return Canonical(try JSONReader.parse(Array("{".utf8) + profile.staticMembers + Array("}".utf8)))
+    return Canonical(
+        try JSONReader.parse(
+            Array("{".utf8) + profile.staticMembers + Array(",".utf8) + profile.lawMembers + Array("}".utf8)))
 }
 
 /// A preset of GET /presets as openapi.yaml's Presets example writes it: a member a line, each

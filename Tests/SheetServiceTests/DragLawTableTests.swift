@@ -179,8 +179,8 @@ private let beganSegments: [BeganSegmentRow] = [
         let law = try rendered(model.dragLaw)
         #expect(law == row.law, "\(law)")
         // The snapshot's constant members carry the same law.
-        let members = SessionProfile(model: model, clock: .client).staticMembers
-        let snapshot = try JSONReader.parse([0x7B] + members + [0x7D])
+        let profile = SessionProfile(model: model, clock: .client)
+        let snapshot = try JSONReader.parse([0x7B] + profile.staticMembers + [0x2C] + profile.lawMembers + [0x7D])
         #expect(snapshot["dragLaw"] == row.law)
     }
 

@@ -62,9 +62,11 @@ extension JSONWriter {
 
 /// Renders the service's replies.
 enum ReplyJSON {
-    /// `"preset":…,"constraint":…,"geometry":{…},"options":{…},"clock":…,"detents":{…}` and then
-    /// `laws` (`lawMembers`): the members of a snapshot that never change for a session.
-    static func staticMembers(model: SheetModel, clock: SessionClock, laws: [UInt8]) -> [UInt8] {
+    /// `"preset":…,"constraint":…,"geometry":{…},"options":{…},"clock":…,"detents":{…}`: the
+    /// members of a snapshot that never change for a layout, before its laws (`lawMembers`, kept
+    /// apart and written after them: a copy of the laws in each would double a profile's largest
+    /// part, ≈ 6 KB for 16 long detent names).
+    static func staticMembers(model: SheetModel, clock: SessionClock) -> [UInt8] {
         var w = JSONWriter(capacity: 512)
         w.beginObject()
         w.member("preset", model.preset.rawValue)
@@ -74,7 +76,6 @@ enum ReplyJSON {
         w.option(.object(model.effectiveOptions))
         w.member("clock", clock.rawValue)
         detentMembers(model, into: &w)
-        w.rawMembers(laws)
         w.endObject()
         // Drop the braces: the members go inside each snapshot's own object.
         return Array(w.bytes.dropFirst().dropLast())
@@ -337,6 +338,7 @@ enum ReplyJSON {
         // Only in the answer that creates a session with --session-tokens on.
         if let token { w.member("token", token) }
         w.rawMembers(profile.staticMembers)
+        w.rawMembers(profile.lawMembers)
         card(s, profile.model.modality, into: &w)
         if let drag {
             w.member("drag")

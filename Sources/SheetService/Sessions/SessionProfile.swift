@@ -8,12 +8,12 @@ final class SessionProfile: Sendable {
     let clock: SessionClock
     /// The layout revision of `model` (0: as created; each layout event adds 1).
     let revision: Int
-    /// The snapshot's members that never change for this model (preset … detents and the laws),
-    /// pre-rendered as JSON members without braces, so a snapshot costs only its moving parts.
+    /// The snapshot's members that never change for this model (preset … detents), pre-rendered
+    /// as JSON members without braces, so a snapshot costs only its moving parts.
     let staticMembers: [UInt8]
-    /// `"revision":…,"dragLaw":…,"releaseLaw":…(,"layoutLaw":…)`, pre-rendered: the end of
-    /// `staticMembers`, and what every answer that starts a drag segment or follows a layout
-    /// change carries.
+    /// `"revision":…,"dragLaw":…,"releaseLaw":…(,"layoutLaw":…),"modality":…`, pre-rendered: what
+    /// every snapshot carries after `staticMembers`, and every answer that starts a drag segment
+    /// or follows a layout change.
     let lawMembers: [UInt8]
     /// The configuration, rendered as JSON members without braces (what the session store
     /// keeps, so another process rebuilds the same profile): as sent, or after a layout event the
@@ -26,7 +26,7 @@ final class SessionProfile: Sendable {
         self.revision = revision
         let laws = ReplyJSON.lawMembers(model, revision: revision)
         self.lawMembers = laws
-        self.staticMembers = ReplyJSON.staticMembers(model: model, clock: clock, laws: laws)
+        self.staticMembers = ReplyJSON.staticMembers(model: model, clock: clock)
         self.configurationMembers = configurationMembers
     }
 
