@@ -71,9 +71,15 @@ const catalogs = new Map();
 const FOCUSABLE = "a[href], button:not([disabled]), input:not([disabled]):not([type=hidden]), select:not([disabled]), "
     + "textarea:not([disabled]), [tabindex]:not([tabindex='-1']), [contenteditable=''], [contenteditable=true], summary";
 
-/** `a-b-c` → `aBC`. @param {string} s */
-const camel = (s) => s.replace(/-([a-z])/g, (_, c) => c.toUpperCase());
-/** `aBC` → `a-b-c`. @param {string} s */
+/**
+ * `a-b-c` → `aBC`.
+ * @param {string} s
+ */
+const camel = (s) => s.replace(/-([a-z])/g, (/** @type {string} */ _, /** @type {string} */ c) => c.toUpperCase());
+/**
+ * `aBC` → `a-b-c`.
+ * @param {string} s
+ */
 const kebab = (s) => s.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
 
 const STYLE = `
@@ -125,9 +131,10 @@ export class SheetView extends HTMLElement {
         /** The preset's catalog entry. @type {PresetInfo | null} */
         this.presetInfo = null;
         /** Resolves once the session exists and its stream is open. @type {Promise<void>} */
-        this.ready = new Promise((resolve) => { this._resolveReady = resolve; });
         /** @type {(() => void) | undefined} */
-        this._resolveReady;
+        this._resolveReady = undefined;
+        /** Resolves once the session exists and its stream is open. @type {Promise<void>} */
+        this.ready = new Promise((/** @type {(value: void) => void} */ resolve) => { this._resolveReady = () => resolve(); });
         /** @type {{close: () => void} | null} */
         this._stream = null;
         /** Where the card rests or is heading. @type {string | null} */
@@ -450,7 +457,10 @@ export class SheetView extends HTMLElement {
         }
     }
 
-    /** The card's height for the session's detents, px. @param {Snapshot} s */
+    /**
+     * The card's height for the session's detents, px.
+     * @param {Snapshot} s
+     */
     _height(s) {
         const values = Object.values(s.detents);
         switch (s.constraint) {
@@ -469,7 +479,10 @@ export class SheetView extends HTMLElement {
         this._backdrop.classList.toggle("on", alpha > 0.01);
     }
 
-    /** Lays the card out for a snapshot and draws it where it is. @param {Snapshot} s */
+    /**
+     * Lays the card out for a snapshot and draws it where it is.
+     * @param {Snapshot} s
+     */
     _adopt(s) {
         const session = /** @type {SheetSession} */ (this.session);
         if (s !== session.snapshot) session.snapshot = { ...session.snapshot, ...s };
@@ -643,9 +656,8 @@ export class SheetView extends HTMLElement {
 
     /** The elements of the sheet a Tab reaches, in order: the handle, the scrolling content, the content's. */
     _tabbable() {
-        /** @type {HTMLElement[]} */
-        const inside = Array.from(this.querySelectorAll(FOCUSABLE)).filter((e) =>
-            e instanceof HTMLElement && !e.closest("[inert]") && e.getClientRects().length > 0);
+        const inside = Array.from(this.querySelectorAll(FOCUSABLE)).filter(
+            /** @returns {e is HTMLElement} */ (e) => e instanceof HTMLElement && !e.closest("[inert]") && e.getClientRects().length > 0);
         return [this._handle, ...(this._content.hasAttribute("tabindex") ? [this._content] : []), ...inside];
     }
 
@@ -855,7 +867,10 @@ function parseOption(type, text) {
     return text;
 }
 
-/** An event's time on the client clock (event.timeStamp shares performance.now()'s origin). @param {Event} e */
+/**
+ * An event's time on the client clock (event.timeStamp shares performance.now()'s origin).
+ * @param {Event} e
+ */
 const eventTime = (e) => (e.timeStamp > 0 ? e.timeStamp / 1000 : clientTime());
 
 /**
