@@ -85,7 +85,7 @@ const kebab = (s) => s.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
 const STYLE = `
 :host { position: fixed; inset: 0; z-index: var(--sheet-z, 10); pointer-events: none; display: block;
   contain: strict; --sheet-background: Canvas; }
-:host(:not([data-state])) .card, :host([data-state=hidden]:not([data-moving])) .card { visibility: hidden; }
+:host(:not([data-state])) .card, :host([data-closed]) .card { visibility: hidden; }
 .backdrop { position: absolute; inset: 0; background: var(--sheet-backdrop, #000); opacity: 0; pointer-events: none;
   -webkit-tap-highlight-color: transparent; }
 .backdrop.on { pointer-events: auto; }
@@ -192,7 +192,10 @@ export class SheetView extends HTMLElement {
     async show(detent) {
         await this.ready;
         const session = /** @type {SheetSession} */ (this.session);
-        if (session.snapshot.state === "hidden") this._rememberFocus();
+        if (session.snapshot.state === "hidden" && !this._open) {
+            this._rememberFocus();
+            this._opened(true); // shown (off-screen, at the hidden constant) and focused as it comes in
+        }
         const result = await this._act(() => session.show(detent, { time: clientTime() }));
         return result;
     }
@@ -360,6 +363,7 @@ export class SheetView extends HTMLElement {
             this._openStream(generation);
             this._observeContent();
             if (session.snapshot.state !== "hidden") this._opened(false);
+            else this._closed();
             this._resolveReady?.();
             this.dispatchEvent(new CustomEvent("ready"));
         } catch (error) {
@@ -530,8 +534,6 @@ export class SheetView extends HTMLElement {
         this.setAttribute("data-state", state);
         if (detent) this.setAttribute("data-detent", detent); else this.removeAttribute("data-detent");
         this._setModal(state !== "hidden" && alpha > 0.01);
-        const hidden = state === "hidden" && !this.hasAttribute("data-moving");
-        if (hidden) this.setAttribute("aria-hidden", "true"); else this.removeAttribute("aria-hidden");
         this._contentMode();
         const where = state === "hidden" ? "hidden" : this._target ?? detent ?? state;
         this._handle.setAttribute("aria-label", `Sheet: ${where}. Press to move it, arrows step between detents`);
@@ -590,9 +592,8 @@ export class SheetView extends HTMLElement {
         if (r.animation) {
             this._target = r.animation.detent;
             this._jumpTo = { constant: r.animation.to, alpha: r.animation.toAlpha };
-            if (!r.animation.dismiss && !this._open) this._opened(true);
-            this._setModal(r.animation.toAlpha > 0.01);
             this._state(r.state, r.detent, r.animation.toAlpha);
+            if (!r.animation.dismiss && !this._open) this._opened(true);
         }
         if (r.snap) {
             /** @type {SnapDetail} */
@@ -639,18 +640,32 @@ export class SheetView extends HTMLElement {
     /** @param {boolean} focus whether to move focus in (an open at load leaves the page's focus alone) */
     _opened(focus) {
         this._open = true;
+        // Shown from now until it settles hidden (a hidden card takes no focus, and is not read).
+        this.removeAttribute("data-closed");
+        this.removeAttribute("aria-hidden");
         if (focus && !this.contains(document.activeElement) && this.shadowRoot?.activeElement == null) {
             this._handle.focus({ preventScroll: true });
+            // A card shown in this task may not take focus before its style is computed: once more
+            // on the next frame, if focus is not in the sheet by then.
+            if (this.shadowRoot?.activeElement !== this._handle) {
+                requestAnimationFrame(() => {
+                    if (this._open && !this.contains(document.activeElement) && this.shadowRoot?.activeElement == null) {
+                        this._handle.focus({ preventScroll: true });
+                    }
+                });
+            }
         }
     }
 
     _closed() {
         this._open = false;
+        this.setAttribute("data-closed", "");
+        this.setAttribute("aria-hidden", "true");
         const back = this._returnFocus;
         this._returnFocus = null;
         if (this.contains(document.activeElement) || this.shadowRoot?.activeElement) {
             if (back instanceof HTMLElement && back.isConnected) back.focus({ preventScroll: true });
-            else /** @type {HTMLElement} */ (document.activeElement)?.blur?.();
+            else /** @type {HTMLElement} */ (document.activeElement)?.blur?.(); // nothing to return to: the page's start
         }
     }
 
