@@ -647,7 +647,7 @@ export class SheetView extends HTMLElement {
             this._handle.focus({ preventScroll: true });
             // A card shown in this task may not take focus before its style is computed: once more
             // on the next frame, if focus is not in the sheet by then.
-            if (this.shadowRoot?.activeElement !== this._handle) {
+            if (!this._focusInside()) {
                 requestAnimationFrame(() => {
                     if (this._open && !this.contains(document.activeElement) && this.shadowRoot?.activeElement == null) {
                         this._handle.focus({ preventScroll: true });
@@ -655,6 +655,11 @@ export class SheetView extends HTMLElement {
                 });
             }
         }
+    }
+
+    /** Whether focus is on the sheet's handle or in its content. */
+    _focusInside() {
+        return this.contains(document.activeElement) || this.shadowRoot?.activeElement != null;
     }
 
     _closed() {
@@ -738,9 +743,16 @@ export class SheetView extends HTMLElement {
             if (visible.length && here <= visible[0][1] + 0.01) this.show(visible[visible.length - 1][0]);
             else this.step(-1);
         });
-        this._backdrop.addEventListener("click", () => {
-            if (this._drawn.alpha > 0.01) this.dismiss();
+        // A tap on the backdrop (pressed and released on it: a click may not follow a touch the
+        // browser took for the start of a gesture) dismisses, where the engine dims the page.
+        /** @type {number | null} */
+        let pressed = null;
+        this._backdrop.addEventListener("pointerdown", (e) => { pressed = e.pointerId; });
+        this._backdrop.addEventListener("pointerup", (e) => {
+            if (pressed === e.pointerId && this._drawn.alpha > 0.01) this.dismiss();
+            pressed = null;
         });
+        this._backdrop.addEventListener("pointercancel", () => { pressed = null; });
         this._card.addEventListener("pointerdown", (e) => this._down(e));
         this._card.addEventListener("pointermove", (e) => this._move(e));
         this._card.addEventListener("pointerup", (e) => this._up(e, "ended"));
