@@ -281,8 +281,9 @@ def gestures_through_proxies(driver, cdp):
 # ---------------------------------------------------------------- bytes: first and second visit
 
 def network(driver):
-    """The responses since the last call: url → (status, bytes on the wire, from cache)."""
-    out, lengths = {}, {}
+    """The responses since the last call: url, status on the wire, bytes on the wire, whether the
+    cache answered without asking."""
+    out, lengths, wire = {}, {}, {}
     for entry in driver.get_log("performance"):
         m = json.loads(entry["message"])["message"]
         p = m.get("params", {})
@@ -290,9 +291,11 @@ def network(driver):
             r = p["response"]
             out[p["requestId"]] = {"url": r["url"], "status": r["status"], "cache": bool(r.get("fromDiskCache") or r.get("fromMemoryCache")),
                                    "encoding": {k.lower(): v for k, v in r.get("headers", {}).items()}.get("content-encoding")}
+        elif m["method"] == "Network.responseReceivedExtraInfo":
+            wire[p["requestId"]] = p["statusCode"]  # the status on the wire (a revalidated file shows 200 above)
         elif m["method"] == "Network.loadingFinished":
             lengths[p["requestId"]] = p["encodedDataLength"]
-    return [dict(v, bytes=lengths.get(k, 0)) for k, v in out.items()]
+    return [dict(v, bytes=lengths.get(k, 0), status=wire.get(k, v["status"])) for k, v in out.items()]
 
 
 def identity_bytes(url):
@@ -307,7 +310,8 @@ def visits(driver, path, label):
     driver.execute_cdp_cmd("Network.clearBrowserCache", {})
     driver.get("about:blank")
     network(driver)
-    is_static = lambda u: not urllib.parse.urlsplit(u).path.startswith("/sessions") and u.startswith(API)  # noqa: E731
+    statics = ("/", "/sheet-client.js", "/sheet-view.js", "/openapi.yaml", "/presets")  # the files StaticFile serves
+    is_static = lambda u: u.startswith(API) and (urllib.parse.urlsplit(u).path in statics or urllib.parse.urlsplit(u).path.startswith("/examples/"))  # noqa: E731
     open_page(driver, API + path) if path != "" else (driver.get(API), wait_for(lambda: driver.execute_script("return document.body.dataset.ready === '1'"), 60))
     time.sleep(0.5)  # the page's last subresources (none is awaited by the ready condition)
     first = [r for r in network(driver) if is_static(r["url"]) and r["status"] == 200]
