@@ -332,12 +332,51 @@ def visits(driver, path, label):
           f"{len(transferred)} × 200 ({', '.join(r['url'] for r in transferred)})")
 
 
+def smallest_page(driver):
+    """The README's smallest page (between its smallest-page markers), served from another origin
+    with sheetd's address put in: at most 5 lines of HTML, no JavaScript of its own, and a working
+    sheet whose content scrolls."""
+    import functools
+    import http.server
+    import re
+    import tempfile
+    import threading
+    readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "README.md"), encoding="utf-8").read()
+    found = re.search(r"<!-- smallest-page -->\s*```html\n(.*?)```\s*<!-- /smallest-page -->", readme, re.S)
+    if not check("README: the smallest page is there", bool(found)):
+        return
+    html = found.group(1)
+    lines = html.strip().splitlines()
+    scripts = re.findall(r"<script\b([^>]*)>(.*?)</script>", html, re.S)
+    check("README: the smallest page is at most 5 lines, with no JavaScript of its own",
+          len(lines) <= 5 and all("src=" in attrs and not body.strip() for attrs, body in scripts) and not re.search(r"\son[a-z]+=", html),
+          f"{len(lines)} lines, {len(scripts)} script element(s), each with src and no body")
+    root = tempfile.mkdtemp(prefix="sheet-view-")
+    with open(os.path.join(root, "index.html"), "w", encoding="utf-8") as f:
+        f.write(html.replace("http://127.0.0.1:8080/", API))
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=root))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        loaded = open_page(driver, f"http://127.0.0.1:{server.server_address[1]}/index.html")
+        s = loaded and move_to(driver, visible_detents(state(driver))[0])
+        scrolls = driver.execute_script(VIEW + "const c = v.shadowRoot.querySelector('.content'); return c.scrollHeight > c.clientHeight")
+        check("README: the smallest page shows a working sheet (from another origin), its content scrolling",
+              bool(s) and scrolls, f"at {s and s['detent']}, content scrolls: {scrolls}")
+    finally:
+        server.shutdown()
+
+
 def main():
     os.makedirs(ARTIFACTS, exist_ok=True)
     driver = new_driver()
     cdp = gestures.CDP(driver)
     try:
         check("the examples are served", len(EXAMPLES) >= 6, ", ".join(EXAMPLES))
+        smallest_page(driver)
         for name in EXAMPLES:
             layout_and_axe(driver, name)
             keyboard(driver, name)
