@@ -332,6 +332,29 @@ def visits(driver, path, label):
           f"{len(transferred)} × 200 ({', '.join(r['url'] for r in transferred)})")
 
 
+def scroll_hand_off(driver, cdp):
+    """long-list.html at its top-most detent, by touch on the list: a drag up scrolls the list and
+    the card stays; a drag down scrolls it back to its top, then the sheet takes the finger (sheetd's
+    scroll hand-off): every answer's `consumer` is what the element drew (scroll or sheet)."""
+    name = "long-list.html"
+    open_page(driver, f"{API}examples/{name}")
+    top = visible_detents(state(driver))[0]
+    move_to(driver, top)
+    x, y = WIDTH // 2, HEIGHT // 2
+    gestures.perform(cdp, gestures.plan("touch", x, y, -300.0, 0.6))
+    up = wait_for(lambda: at_rest(driver), 60)
+    scrolled = driver.execute_script(VIEW + "return v.shadowRoot.querySelector('.content').scrollTop")
+    check(f"{name}: a touch drag up on the list at {top} scrolls the list, the card stays",
+          bool(up) and up["detent"] == top and scrolled > 200 and up["handOff"] == 0,
+          f"list scrolled {scrolled:.0f} px, card at {up and up['detent']}, {up and up['handOff']} hand-off mismatches")
+    gestures.perform(cdp, gestures.plan("touch", x, y - 200, 500.0, 1.0))
+    down = wait_for(lambda: at_rest(driver), 60)
+    back = driver.execute_script(VIEW + "return v.shadowRoot.querySelector('.content').scrollTop")
+    check(f"{name}: a touch drag down scrolls the list to its top, then the sheet takes the finger",
+          bool(down) and back == 0 and down["detent"] != top and down["handOff"] == 0,
+          f"list at {back:.0f} px, card at {down and down['detent']}, {down and down['handOff']} hand-off mismatches")
+
+
 def smallest_page(driver):
     """The README's smallest page (between its smallest-page markers), served from another origin
     with sheetd's address put in: at most 5 lines of HTML, no JavaScript of its own, and a working
@@ -381,6 +404,7 @@ def main():
             layout_and_axe(driver, name)
             keyboard(driver, name)
             driver.save_screenshot(os.path.join(ARTIFACTS, name.replace(".html", ".png")))
+        scroll_hand_off(driver, cdp)
         gestures_through_proxies(driver, cdp)
         visits(driver, "examples/long-list.html", "long-list.html")
         visits(driver, "", "the demo page")

@@ -808,14 +808,18 @@ export class SheetView extends HTMLElement {
             const options = { time: eventTime(move) };
             if (drag.handOff) {
                 // The content takes the finger while it is scrolled or the finger goes up (the rule
-                // of PHYSICS.md's scroll hand-off); sheetd's answer (`consumer`) is checked against it.
+                // of docs/PHYSICS.md's scroll hand-off); sheetd's answer (`consumer`) is checked against it.
+                // Decided on exactly what sheetd is sent: the offset as rounded, the translation's fall.
                 const dy = move.clientY - drag.lastY;
                 const content = this._content;
                 options.scrollOffset = Math.max(0, Math.round(content.scrollTop * 100) / 100);
-                const drawnByContent = content.scrollTop > 0 || dy < 0;
+                const drawnByContent = options.scrollOffset > 0 || translation < drag.translation;
                 if (drawnByContent) content.scrollTop = Math.max(0, content.scrollTop - dy);
+                const time = options.time;
                 session.changed(translation, options).then((r) => {
-                    if (r.consumer && (r.consumer === "scroll") !== drawnByContent) this.handOffMismatches += 1;
+                    // A batch's answer is its last event's: only that event is compared with it.
+                    const mine = Math.abs(r.time - time) < 2e-6;
+                    if (mine && r.consumer && (r.consumer === "scroll") !== drawnByContent) this.handOffMismatches += 1;
                 }, () => {});
             } else {
                 session.changed(translation, options).then(() => {}, () => {});
