@@ -355,6 +355,31 @@ def scroll_hand_off(driver, cdp):
           f"list at {back:.0f} px, card at {down and down['detent']}, {down and down['handOff']} hand-off mismatches")
 
 
+def reduced_motion(driver):
+    """With prefers-reduced-motion the card jumps: every position drawn during a show is where it
+    started or where it ends, none between."""
+    name = "long-list.html"
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
+    try:
+        open_page(driver, f"{API}examples/{name}")
+        s = state(driver)
+        detents = visible_detents(s)
+        move_to(driver, detents[-1])
+        driver.execute_script(VIEW + """
+            const card = v.shadowRoot.querySelector('.card');
+            window.__tops = [];
+            window.__observer = new MutationObserver(() => window.__tops.push(card.getBoundingClientRect().top));
+            window.__observer.observe(card, {attributes: true, attributeFilter: ['style']});""")
+        end = move_to(driver, detents[0])
+        tops = driver.execute_script("window.__observer.disconnect(); return [...new Set(window.__tops.map((t) => Math.round(t * 100) / 100))]")
+        first, last = s["detents"][detents[-1]], s["detents"][detents[0]]
+        check(f"{name}: prefers-reduced-motion: the card jumps from {detents[-1]} to {detents[0]}, nothing drawn between",
+              bool(end) and all(abs(t - first) < 0.5 or abs(t - last) < 0.5 for t in tops),
+              f"tops drawn {tops[:8]} (from {first}, to {last})")
+    finally:
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "no-preference"}]})
+
+
 def smallest_page(driver):
     """The README's smallest page (between its smallest-page markers), served from another origin
     with sheetd's address put in: at most 5 lines of HTML, no JavaScript of its own, and a working
@@ -405,6 +430,7 @@ def main():
             keyboard(driver, name)
             driver.save_screenshot(os.path.join(ARTIFACTS, name.replace(".html", ".png")))
         scroll_hand_off(driver, cdp)
+        reduced_motion(driver)
         gestures_through_proxies(driver, cdp)
         visits(driver, "examples/long-list.html", "long-list.html")
         visits(driver, "", "the demo page")
