@@ -18,7 +18,7 @@ FROM swift:6.3.1-bookworm AS build
 # so the versions are not pinned.
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libmicrohttpd-dev libhiredis-dev pkg-config \
+    && apt-get install -y --no-install-recommends libmicrohttpd-dev libhiredis-dev zlib1g-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /build
 # The dependencies first, in a layer of their own that changes only with the manifest.

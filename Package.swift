@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// sheetd: bottom-sheet physics served over HTTP.
-/// Graph: sheetd → SheetService → {MicroHTTP → CMicroHTTPD, SheetPhysics, RedisClient → CHiredis}.
+/// Graph: sheetd → SheetService → {MicroHTTP → CMicroHTTPD, SheetPhysics, RedisClient → CHiredis, CZlib}.
 /// No back edges.
 let package = Package(
     name: "sheetd",
@@ -36,6 +36,12 @@ let package = Package(
             providers: [.apt(["libhiredis-dev"])]
         ),
         .target(name: "RedisClient", dependencies: ["CHiredis"]),
+        // zlib, to gzip the served files once at start-up; only SheetService imports it.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // Pure physics: no Foundation, no clock, no I/O. RealModule gives exp/sin/cos without libc.
         .target(
             name: "SheetPhysics",
@@ -47,6 +53,7 @@ let package = Package(
                 "MicroHTTP",
                 "SheetPhysics",
                 "RedisClient",
+                "CZlib",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -10,13 +10,16 @@ import MicroHTTP
 /// openapi.yaml (and HTTP.md).
 extension SheetResponder {
     static let routeTable: [RouteRow] = [
-        // The demo page, its client module and the contract: open, browsers fetch them as they are.
-        RouteRow(.get, "/", .open) { r, _, _ in r.document(.page) },
-        RouteRow(.get, "/sheet-client.js", .open) { r, _, _ in r.document(.clientModule) },
-        RouteRow(.get, "/layout.html", .open) { r, _, _ in r.document(.layoutPage) },
-        RouteRow(.get, "/edges.html", .open) { r, _, _ in r.document(.edgesPage) },
-        RouteRow(.get, "/openapi.yaml", .open) { r, _, _ in r.document(.contract) },
-        RouteRow(.get, "/presets") { r, _, _ in r.document(.presets) },
+        // The demo page, its client module, the element, the examples and the contract: open,
+        // browsers fetch them as they are (ETag, 304, gzip: `StaticFile`).
+        RouteRow(.get, "/", .open) { r, request, _ in r.document(.page, request) },
+        RouteRow(.get, "/sheet-client.js", .open) { r, request, _ in r.document(.clientModule, request) },
+        RouteRow(.get, "/sheet-view.js", .open) { r, request, _ in r.document(.elementModule, request) },
+        RouteRow(.get, "/examples/{id}", .open) { r, request, name in try r.example(name, request) },
+        RouteRow(.get, "/layout.html", .open) { r, request, _ in r.document(.layoutPage, request) },
+        RouteRow(.get, "/edges.html", .open) { r, request, _ in r.document(.edgesPage, request) },
+        RouteRow(.get, "/openapi.yaml", .open) { r, request, _ in r.document(.contract, request) },
+        RouteRow(.get, "/presets") { r, request, _ in r.document(.presets, request) },
         // Sessions and the events that move their cards.
         RouteRow(.post, "/sessions") { r, request, _ in try r.createSession(request) },
         RouteRow(.get, "/sessions/{id}") { r, _, id in try r.getSession(id) },

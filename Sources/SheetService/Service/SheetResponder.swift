@@ -91,13 +91,21 @@ package final class SheetResponder: HTTPResponder {
 
     /// The name of the request id's field, found a token once.
     static let requestIDName = HTTPHeaders.TokenName("X-Request-Id")!
+    /// The name of the caching field, found a token once.
+    static let cacheControlName = HTTPHeaders.TokenName("Cache-Control")!
 
-    /// What every answer gets on its way out, `respond`'s and `screen`'s refusals alike: the
-    /// request id echoed, the access-log line (when on), and a line for a failure.
+    /// What every answer gets on its way out, `respond`'s and `screen`'s refusals alike:
+    /// `Cache-Control: no-store` unless it says otherwise (a session's state, a problem, a probe:
+    /// nothing a cache may keep or serve again; the files of `StaticFile` and the frame streams
+    /// set their own), the request id echoed, the access-log line (when on), and a line for a
+    /// failure.
     func finish(
         _ response: inout HTTPResponse, _ head: borrowing HTTPRequestHead, route: Route, nanoseconds: Int64,
         _ slot: TraceSlot
     ) {
+        if !response.headers.contains("Cache-Control") {
+            response.headers.appendKeepingVetted(Self.cacheControlName, value: "no-store")
+        }
         if slot.isAnswering {
             slot.withIDBytes { response.headers.appendKeepingVetted(Self.requestIDName, value: $0) }
         }

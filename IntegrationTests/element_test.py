@@ -1,0 +1,448 @@
+#!/usr/bin/env python3
+"""Browser test of <sheet-view> and its examples (run by IntegrationTests/element-test, which builds and
+starts sheetd and gives SHEETD_URL).
+
+Debian's headless Chromium through its chromedriver (a pinned Selenium, nothing downloaded), as the
+phone a designer holds: 390 × 844 CSS px, touch. For every example sheetd serves (/examples/NAME):
+
+- layout: the page fills the viewport with no page scroll, and the session's geometry is the viewport's;
+- accessibility: axe-core 4.4 (bundled by axe-core-python) finds 0 violations with the sheet open at
+  each of its detents; keyboard only (the handle: arrows, Home, End) reaches every detent, Escape
+  dismisses and focus returns where it was; Tab never leaves a modal sheet;
+- gestures: through testkit/sheetkit/delay_proxy.py at +0 and +200 ms, a drag by mouse and by touch, a
+  flick down and a flick up by each, with CDP input carrying explicit timestamps (sheetkit.gestures):
+  zero prediction mismatches, every release started from the release law as sheetd answered it, one
+  request in flight at most, and the same snaps at +200 ms as at +0;
+- dismissal: a tap on the backdrop (by touch and by mouse) where the engine dims the page.
+
+Then the first and second visit of the long-list example and of the demo page: the bytes on the wire
+(gzip) against the same files sent whole, and the second visit's static files only 304s (or unasked,
+within their lifetime). No timing verdicts: each wait only bounds a failing run.
+Prints one line per check and closes with `element-test: N passed, M failed`.
+"""
+
+import glob
+import json
+import os
+import sys
+import time
+import traceback
+import urllib.parse
+import urllib.request
+
+os.environ["SE_OFFLINE"] = "true"  # Selenium Manager, if ever consulted, must not download
+from axe_core_python.selenium import Axe  # noqa: E402  (axe-core 4.4, bundled)
+from sheetkit import delay_proxy  # noqa: E402
+from sheetkit import gestures  # noqa: E402  (CDP input with explicit timestamps, wait_for)
+from sheetkit.checklist import Checklist  # noqa: E402
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+
+API = os.environ["SHEETD_URL"].rstrip("/") + "/"
+ARTIFACTS = os.environ.get("ARTIFACTS", ".build/element-artifacts")
+EXAMPLES = sorted(os.path.basename(p) for p in glob.glob(os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "SheetService", "Resources", "examples", "*.html")))
+WIDTH, HEIGHT = 390, 844  # an iPhone 14's viewport, CSS px
+RTTS = (0, 200)  # added round trips, ms
+
+wait_for = gestures.wait_for
+results = Checklist("element-test")
+
+
+def check(name, ok, detail=""):
+    """One result (the figures are printed with a pass too: they are what the check measured)."""
+    ok = results.check(bool(ok), name, detail)
+    if ok and detail:
+        print(f"       {detail}", flush=True)
+    return ok
+
+
+def new_driver():
+    options = webdriver.ChromeOptions()
+    options.binary_location = gestures.CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", f"--window-size={WIDTH},{HEIGHT}",
+                "--hide-scrollbars", "--force-device-scale-factor=1", "--no-first-run", "--disable-extensions",
+                "--disable-background-networking", "--disable-background-timer-throttling", "--disable-renderer-backgrounding"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    driver = webdriver.Chrome(service=Service(executable_path=gestures.CHROMEDRIVER), options=options)
+    # The phone: its viewport, touch, a mobile user agent's layout.
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": True})
+    driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+    return driver
+
+
+# What the test reads of the first <sheet-view> of the page (the sheet the page is about).
+VIEW = "const v = document.querySelector(arguments[0] || 'sheet-view');"
+STATE = VIEW + """
+if (!v || !v.session) return null;
+const s = v.session.snapshot, h = v.shadowRoot.querySelector('.handle').getBoundingClientRect();
+return {state: v.state, detent: v.detent, moving: v.session.moving || v.hasAttribute('data-moving') || !!v._pendingSettled, inFlight: v.stats.inFlight,
+  closed: v.hasAttribute('data-closed'),
+  constant: s.constant, dimmerAlpha: s.dimmerAlpha, detents: s.detents, geometry: s.geometry, modal: v.getAttribute('aria-modal') === 'true',
+  settled: Number(v.getAttribute('data-settled') || 0), handle: [Math.round(h.left + h.width / 2), Math.round(h.top + h.height / 2)],
+  preset: s.preset, showDefault: v.presetInfo && v.presetInfo.showDefault, handOff: v.handOffMismatches};
+"""
+
+
+def state(driver, selector=None):
+    return driver.execute_script(STATE, selector)
+
+
+def at_rest(driver, selector=None):
+    s = state(driver, selector)
+    return s if s and not s["moving"] and s["inFlight"] == 0 and s["state"] in ("resting", "hidden") else None
+
+
+def open_page(driver, url):
+    driver.get_log("browser")
+    driver.get(url)
+    ready = wait_for(lambda: driver.execute_script(
+        "const all = [...document.querySelectorAll('sheet-view')];"
+        "return all.length > 0 && all.every((v) => v.session && v.hasAttribute('data-state'))"), 60)
+    return ready and wait_for(lambda: at_rest(driver), 30)
+
+
+def visible_detents(s):
+    """The sheet's detents but hidden, top-most first."""
+    return [n for n, _ in sorted(s["detents"].items(), key=lambda kv: kv[1]) if n != "hidden"]
+
+
+def move_to(driver, detent, selector=None):
+    """show(detent) and wait for the card to rest there."""
+    driver.execute_script(VIEW + "v.show(arguments[1])", selector, detent)
+    return wait_for(lambda: (lambda s: s if s and s["detent"] == detent and s["state"] == "resting" else None)(at_rest(driver, selector)), 30)
+
+
+def console_errors(driver):
+    return [e["message"] for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
+
+
+# ---------------------------------------------------------------- layout and accessibility
+
+def layout_and_axe(driver, name):
+    url = f"{API}examples/{name}"
+    if not check(f"{name}: the page loads, every sheet's session created", open_page(driver, url)):
+        return
+    s = state(driver)
+    page = driver.execute_script("return {scroll: document.scrollingElement.scrollHeight, width: document.scrollingElement.scrollWidth,"
+                                 " h: innerHeight, w: innerWidth}")
+    check(f"{name}: fills the {WIDTH} × {HEIGHT} viewport with no page scroll",
+          page["scroll"] <= page["h"] and page["width"] <= page["w"] and (page["w"], page["h"]) == (WIDTH, HEIGHT),
+          f"page {page['width']} × {page['scroll']}, viewport {page['w']} × {page['h']}")
+    check(f"{name}: the session's geometry is the viewport's", s["geometry"]["height"] == page["h"],
+          f"geometry {s['geometry']}, viewport height {page['h']}")
+    axe = Axe()
+    found = {}
+    for detent in visible_detents(s):
+        move_to(driver, detent)
+        report = axe.run(driver)
+        found[detent] = [f"{v['id']} ({len(v['nodes'])}: {v['nodes'][0]['target']})" for v in report["violations"]]
+    check(f"{name}: axe-core 4.4: 0 violations with the sheet open at each detent",
+          all(not v for v in found.values()), "; ".join(f"{d}: {v or 'none'}" for d, v in found.items()))
+
+
+def keyboard(driver, name):
+    """Keyboard only: a page control gets focus, the sheet opens (focus moves to its handle), the
+    arrows, Home and End reach every detent, Tab stays inside while modal, Escape dismisses and focus
+    goes back to the control."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+    open_page(driver, f"{API}examples/{name}")
+    s = state(driver)
+    detents = visible_detents(s)
+    keys = lambda *k: ActionChains(driver).send_keys(*k).perform()  # noqa: E731
+    # Start hidden, focus on a control of the page, then open the sheet from the keyboard.
+    driver.execute_script(VIEW + "v.dismiss()")
+    wait_for(lambda: (lambda r: r if r and r["state"] == "hidden" and r["closed"] else None)(at_rest(driver)), 30)
+    driver.execute_script("const b = document.querySelector('main button, main a, main input'); (b || document.body).focus();"
+                          "if (!b) { document.body.tabIndex = -1; document.body.focus(); }")
+    opener = driver.execute_script("return document.activeElement.outerHTML.slice(0, 60)")
+    has_button = driver.execute_script("return !!document.querySelector('main button[onclick]')")
+    if has_button:
+        keys(Keys.ENTER)  # the page's own button opens the sheet
+    else:
+        driver.execute_script(VIEW + "v.show()")
+    opened = wait_for(lambda: (lambda r: r if r and r["state"] == "resting" else None)(at_rest(driver)), 30)
+    focus_in = driver.execute_script(VIEW + "return v.shadowRoot.activeElement === v.shadowRoot.querySelector('.handle')")
+    check(f"{name}: keyboard: the sheet opens with focus on its handle", bool(opened) and focus_in,
+          f"opened at {opened and opened['detent']}, from {opener}")
+    reached = set()
+    keys(Keys.HOME)
+    s0 = wait_for(lambda: (lambda r: r if r and r["detent"] == detents[0] else None)(at_rest(driver)), 30)
+    if s0:
+        reached.add(s0["detent"])
+    for _ in detents[1:]:
+        before = at_rest(driver)
+        keys(Keys.ARROW_DOWN)
+        after = wait_for(lambda: (lambda r: r if r and r["detent"] != before["detent"] else None)(at_rest(driver)), 30)
+        if not after or after["state"] == "hidden":
+            break
+        reached.add(after["detent"])
+    keys(Keys.END)
+    s_end = wait_for(lambda: (lambda r: r if r and r["detent"] == detents[-1] else None)(at_rest(driver)), 30)
+    if s_end:
+        reached.add(s_end["detent"])
+    check(f"{name}: keyboard: Home, ArrowDown and End reach every detent", reached == set(detents),
+          f"reached {sorted(reached)} of {detents}")
+    # Tab, many times, while the sheet is modal (the top-most detent of a dimming preset).
+    keys(Keys.HOME)
+    top = wait_for(lambda: (lambda r: r if r and r["detent"] == detents[0] else None)(at_rest(driver)), 30)
+    if top and top["modal"]:
+        inside = []
+        for i in range(12):
+            keys(Keys.SHIFT + Keys.TAB if i % 5 == 4 else Keys.TAB)
+            inside.append(driver.execute_script(VIEW + "return v.contains(document.activeElement) || document.activeElement === v"))
+        check(f"{name}: focus never leaves the open modal sheet (12 Tab and Shift+Tab)", all(inside), f"inside {inside}")
+    keys(Keys.ESCAPE)
+    closed = wait_for(lambda: (lambda r: r if r and r["state"] == "hidden" else None)(at_rest(driver)), 30)
+    back = driver.execute_script("return document.activeElement.outerHTML.slice(0, 60)")
+    check(f"{name}: keyboard: Escape dismisses and focus returns", bool(closed) and back == opener,
+          f"state {closed and closed['state']}, focus on {back}")
+
+
+# ---------------------------------------------------------------- gestures at +0 and +200 ms
+
+def gesture(driver, cdp, kind, dy, seconds, selector=None):
+    """One gesture on the handle, released while moving (CDP events at 120 Hz with timestamps):
+    returns the snap it caused (the last `snap` event's detent, or where the card rests) and the
+    prediction counters of that gesture."""
+    s = state(driver, selector)
+    x, y = s["handle"]
+    driver.execute_script(VIEW + "v.session.resetStats(); window.__snaps = [];"
+                          "if (!window.__snapListener) { window.__snapListener = true;"
+                          " document.addEventListener('snap', (e) => window.__snaps.push(e.detail)); }", selector)
+    if kind == "mouse":
+        cdp.wait([cdp.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y, "buttons": 0})])
+    gestures.perform(cdp, gestures.plan(kind, x, y, dy, seconds))
+    rest = wait_for(lambda: at_rest(driver, selector), 60)
+    stats = driver.execute_script(VIEW + "return v.stats", selector)
+    snaps = driver.execute_script("return window.__snaps")
+    snap = snaps[-1]["detent"] if snaps else (rest or {}).get("detent")
+    return snap, stats, rest
+
+
+def gestures_through_proxies(driver, cdp):
+    target = urllib.parse.urlsplit(API)
+    proxies = {rtt: delay_proxy.start((target.hostname, target.port), rtt) for rtt in RTTS}
+    plans = [  # (label, pointer, dy px, seconds): each clear of every snap threshold
+        ("drag up", "mouse", -240.0, 0.3), ("flick down", "mouse", 180.0, 0.1), ("flick up", "mouse", -180.0, 0.1),
+        ("drag up", "touch", -240.0, 0.3), ("flick down", "touch", 180.0, 0.1), ("flick up", "touch", -180.0, 0.1),
+    ]
+    try:
+        for name in EXAMPLES:
+            snaps = {}
+            for rtt in RTTS:
+                label = f"{name} +{rtt} ms"
+                if not open_page(driver, f"{proxies[rtt].url}examples/{name}"):
+                    check(f"{label}: the page loads through the delay proxy", False)
+                    continue
+                s = state(driver)
+                start = s["detent"] if s["state"] == "resting" else (s["showDefault"] if s["showDefault"] in s["detents"] else visible_detents(s)[-1])
+                seen, deltas, unsettled = [], [], []
+                for what, pointer, dy, seconds in plans:
+                    move_to(driver, start)
+                    snap, stats, rest = gesture(driver, cdp, pointer, dy, seconds)
+                    seen.append(f"{pointer} {what} → {snap}")
+                    deltas.append((f"{pointer} {what}", stats or {}))
+                    if not rest:
+                        unsettled.append(f"{pointer} {what}")
+                snaps[rtt] = seen
+                check(f"{label}: drags and flicks by mouse and touch come to rest", not unsettled, "; ".join(seen) if not unsettled else f"not at rest after {unsettled}")
+                check(f"{label}: zero prediction mismatches", all(d.get("mismatches") == 0 for _, d in deltas),
+                      ", ".join(f"{g}: {d.get('mismatches')} of {d.get('predictions')}" for g, d in deltas))
+                check(f"{label}: every release started from the release law, as sheetd answered it",
+                      all((d.get("releases") or 0) >= 1 and d.get("releaseMismatches") == 0 for _, d in deltas),
+                      ", ".join(f"{g}: {d.get('releases')} predicted, {d.get('releaseMismatches')} differed" for g, d in deltas))
+                check(f"{label}: one request in flight at most, every pan event sent",
+                      all(d.get("maxInFlight", 9) <= 1 and d.get("eventsSent") == d.get("samples") for _, d in deltas),
+                      ", ".join(f"{g}: ≤ {d.get('maxInFlight')}, {d.get('eventsSent')}/{d.get('samples')}" for g, d in deltas))
+                # Dismissal by a tap on the backdrop, by touch and by mouse, where the engine dims the page.
+                for pointer in ("touch", "mouse"):
+                    top = visible_detents(s)[0]
+                    r = move_to(driver, top)
+                    if not r or r["dimmerAlpha"] <= 0.01:
+                        continue
+                    x, y = WIDTH // 2, 8  # above the card at its top-most detent: the backdrop
+                    tap = gestures.plan(pointer, x, y, 0.0, 1 / 120)
+                    gestures.perform(cdp, [tap[0], tap[-1]])
+                    gone = wait_for(lambda: (lambda q: q if q and q["state"] == "hidden" else None)(at_rest(driver)), 30)
+                    check(f"{label}: a {pointer} tap on the backdrop dismisses", bool(gone), f"state {(gone or state(driver))['state']}")
+                errors = console_errors(driver)
+                check(f"{label}: no console errors", not errors, "; ".join(errors)[:300])
+            if all(rtt in snaps for rtt in RTTS):
+                check(f"{name}: the same snaps at +{RTTS[1]} ms as at +{RTTS[0]} ms", snaps[RTTS[1]] == snaps[RTTS[0]],
+                      f"+{RTTS[0]}: {snaps[RTTS[0]]}; +{RTTS[1]}: {snaps[RTTS[1]]}")
+    finally:
+        for p in proxies.values():
+            p.stop()
+
+
+# ---------------------------------------------------------------- bytes: first and second visit
+
+def network(driver):
+    """The responses since the last call: url, status on the wire, bytes on the wire, whether the
+    cache answered without asking."""
+    out, lengths, wire = {}, {}, {}
+    for entry in driver.get_log("performance"):
+        m = json.loads(entry["message"])["message"]
+        p = m.get("params", {})
+        if m["method"] == "Network.responseReceived":
+            r = p["response"]
+            out[p["requestId"]] = {"url": r["url"], "status": r["status"], "cache": bool(r.get("fromDiskCache") or r.get("fromMemoryCache")),
+                                   "encoding": {k.lower(): v for k, v in r.get("headers", {}).items()}.get("content-encoding")}
+        elif m["method"] == "Network.responseReceivedExtraInfo":
+            wire[p["requestId"]] = p["statusCode"]  # the status on the wire (a revalidated file shows 200 above)
+        elif m["method"] == "Network.loadingFinished":
+            lengths[p["requestId"]] = p["encodedDataLength"]
+    return [dict(v, bytes=lengths.get(k, 0), status=wire.get(k, v["status"])) for k, v in out.items()]
+
+
+def identity_bytes(url):
+    """What the same file weighs sent whole (as sheetd sent every file before it compressed)."""
+    req = urllib.request.Request(url, headers={"Accept-Encoding": "identity"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return len(r.read())
+
+
+def visits(driver, path, label):
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.clearBrowserCache", {})
+    driver.get("about:blank")
+    network(driver)
+    statics = ("/", "/sheet-client.js", "/sheet-view.js", "/openapi.yaml", "/presets")  # the files StaticFile serves
+    is_static = lambda u: u.startswith(API) and (urllib.parse.urlsplit(u).path in statics or urllib.parse.urlsplit(u).path.startswith("/examples/"))  # noqa: E731
+    open_page(driver, API + path) if path != "" else (driver.get(API), wait_for(lambda: driver.execute_script("return document.body.dataset.ready === '1'"), 60))
+    time.sleep(0.5)  # the page's last subresources (none is awaited by the ready condition)
+    first = [r for r in network(driver) if is_static(r["url"]) and r["status"] == 200]
+    wire = sum(r["bytes"] for r in first)
+    whole = sum(identity_bytes(r["url"]) for r in first)
+    check(f"{label}: first visit compressed under a third of the files sent whole",
+          first and all(r["encoding"] == "gzip" or r["bytes"] < 1500 for r in first) and wire * 3 < whole,
+          f"{wire:,} bytes on the wire for {len(first)} files ({', '.join(urllib.parse.urlsplit(r['url']).path for r in first)}), "
+          f"{whole:,} sent whole: {wire / max(whole, 1):.0%}")
+    driver.get("about:blank")
+    network(driver)
+    open_page(driver, API + path) if path != "" else (driver.get(API), wait_for(lambda: driver.execute_script("return document.body.dataset.ready === '1'"), 60))
+    time.sleep(0.5)
+    second = [r for r in network(driver) if is_static(r["url"])]
+    transferred = [r for r in second if r["status"] == 200 and not r["cache"]]
+    check(f"{label}: second visit: the static files only 304s (or unasked within their lifetime)", not transferred,
+          f"{sum(1 for r in second if r['status'] == 304)} × 304, {sum(1 for r in second if r['cache'])} from the cache unasked, "
+          f"{len(transferred)} × 200 ({', '.join(r['url'] for r in transferred)})")
+
+
+def scroll_hand_off(driver, cdp):
+    """long-list.html at its top-most detent, by touch on the list: a drag up scrolls the list and
+    the card stays; a drag down scrolls it back to its top, then the sheet takes the finger (sheetd's
+    scroll hand-off): every answer's `consumer` is what the element drew (scroll or sheet)."""
+    name = "long-list.html"
+    open_page(driver, f"{API}examples/{name}")
+    top = visible_detents(state(driver))[0]
+    move_to(driver, top)
+    x, y = WIDTH // 2, HEIGHT // 2
+    gestures.perform(cdp, gestures.plan("touch", x, y, -300.0, 0.6))
+    up = wait_for(lambda: at_rest(driver), 60)
+    scrolled = driver.execute_script(VIEW + "return v.shadowRoot.querySelector('.content').scrollTop")
+    check(f"{name}: a touch drag up on the list at {top} scrolls the list, the card stays",
+          bool(up) and up["detent"] == top and scrolled > 200 and up["handOff"] == 0,
+          f"list scrolled {scrolled:.0f} px, card at {up and up['detent']}, {up and up['handOff']} hand-off mismatches")
+    gestures.perform(cdp, gestures.plan("touch", x, y - 200, 500.0, 1.0))
+    down = wait_for(lambda: at_rest(driver), 60)
+    back = driver.execute_script(VIEW + "return v.shadowRoot.querySelector('.content').scrollTop")
+    check(f"{name}: a touch drag down scrolls the list to its top, then the sheet takes the finger",
+          bool(down) and back == 0 and down["detent"] != top and down["handOff"] == 0,
+          f"list at {back:.0f} px, card at {down and down['detent']}, {down and down['handOff']} hand-off mismatches")
+
+
+def reduced_motion(driver):
+    """With prefers-reduced-motion the card jumps: every position drawn during a show is where it
+    started or where it ends, none between."""
+    name = "long-list.html"
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
+    try:
+        open_page(driver, f"{API}examples/{name}")
+        s = state(driver)
+        detents = visible_detents(s)
+        move_to(driver, detents[-1])
+        driver.execute_script(VIEW + """
+            const card = v.shadowRoot.querySelector('.card');
+            window.__tops = [];
+            window.__observer = new MutationObserver(() => window.__tops.push(card.getBoundingClientRect().top));
+            window.__observer.observe(card, {attributes: true, attributeFilter: ['style']});""")
+        end = move_to(driver, detents[0])
+        tops = driver.execute_script("window.__observer.disconnect(); return [...new Set(window.__tops.map((t) => Math.round(t * 100) / 100))]")
+        first, last = s["detents"][detents[-1]], s["detents"][detents[0]]
+        check(f"{name}: prefers-reduced-motion: the card jumps from {detents[-1]} to {detents[0]}, nothing drawn between",
+              bool(end) and all(abs(t - first) < 0.5 or abs(t - last) < 0.5 for t in tops),
+              f"tops drawn {tops[:8]} (from {first}, to {last})")
+    finally:
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "no-preference"}]})
+
+
+def smallest_page(driver):
+    """The README's smallest page (between its smallest-page markers), served from another origin
+    with sheetd's address put in: at most 5 lines of HTML, no JavaScript of its own, and a working
+    sheet whose content scrolls."""
+    import functools
+    import http.server
+    import re
+    import tempfile
+    import threading
+    readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "README.md"), encoding="utf-8").read()
+    found = re.search(r"<!-- smallest-page -->\s*```html\n(.*?)```\s*<!-- /smallest-page -->", readme, re.S)
+    if not check("README: the smallest page is there", bool(found)):
+        return
+    html = found.group(1)
+    lines = html.strip().splitlines()
+    scripts = re.findall(r"<script\b([^>]*)>(.*?)</script>", html, re.S)
+    check("README: the smallest page is at most 5 lines, with no JavaScript of its own",
+          len(lines) <= 5 and all("src=" in attrs and not body.strip() for attrs, body in scripts) and not re.search(r"\son[a-z]+=", html),
+          f"{len(lines)} lines, {len(scripts)} script element(s), each with src and no body")
+    root = tempfile.mkdtemp(prefix="sheet-view-")
+    with open(os.path.join(root, "index.html"), "w", encoding="utf-8") as f:
+        f.write(html.replace("http://127.0.0.1:8080/", API))
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=root))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        loaded = open_page(driver, f"http://127.0.0.1:{server.server_address[1]}/index.html")
+        s = loaded and move_to(driver, visible_detents(state(driver))[0])
+        scrolls = driver.execute_script(VIEW + "const c = v.shadowRoot.querySelector('.content'); return c.scrollHeight > c.clientHeight")
+        check("README: the smallest page shows a working sheet (from another origin), its content scrolling",
+              bool(s) and scrolls, f"at {s and s['detent']}, content scrolls: {scrolls}")
+    finally:
+        server.shutdown()
+
+
+def main():
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    driver = new_driver()
+    cdp = gestures.CDP(driver)
+    try:
+        check("the examples are served", len(EXAMPLES) >= 6, ", ".join(EXAMPLES))
+        smallest_page(driver)
+        for name in EXAMPLES:
+            layout_and_axe(driver, name)
+            keyboard(driver, name)
+            driver.save_screenshot(os.path.join(ARTIFACTS, name.replace(".html", ".png")))
+        scroll_hand_off(driver, cdp)
+        reduced_motion(driver)
+        gestures_through_proxies(driver, cdp)
+        visits(driver, "examples/long-list.html", "long-list.html")
+        visits(driver, "", "the demo page")
+    except Exception:
+        traceback.print_exc()
+        check("the test ran to the end", False, "exception (above)")
+    finally:
+        cdp.close()
+        driver.quit()
+    print(results.summary())
+    return 0 if results.failed == 0 and results.passed > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

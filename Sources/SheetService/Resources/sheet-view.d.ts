@@ -1,0 +1,79 @@
+// Types of sheet-view.js, the <sheet-view> custom element (for editors and TypeScript; the module
+// itself carries the same in JSDoc, checked by IntegrationTests/types-check).
+//
+//   import type { SheetView } from "./sheet-view.js";
+//   const sheet = document.querySelector("sheet-view")!;      // SheetView, by the tag name map
+//   sheet.addEventListener("snap", (e) => console.log(e.detail.reason));
+
+import type { SheetSession, PresetInfo, PredictionStats, Result } from "./sheet-client.js";
+
+/** The detail of a `snap` event: where a release, show or dismiss sends the card, and why. */
+export interface SnapDetail {
+    detent: string;
+    reason: string;
+    dismiss: boolean;
+    constant: number;
+}
+
+/** The detail of a `settle` event: where the card came to rest. */
+export interface SettleDetail {
+    state: string;
+    detent: string | null;
+}
+
+/** The events a <sheet-view> dispatches, by name. */
+export interface SheetViewEventMap extends HTMLElementEventMap {
+    snap: CustomEvent<SnapDetail>;
+    settle: CustomEvent<SettleDetail>;
+    dismiss: CustomEvent<undefined>;
+    ready: CustomEvent<undefined>;
+}
+
+/**
+ * A bottom sheet on sheetd's physics. Attributes: `preset`, `detent`, `open`, `label`, `fit`,
+ * `server`, and every option of the preset in kebab-case (the catalog, `GET /presets`, says
+ * which); the options are also properties, in camelCase, once the catalog is read.
+ */
+export declare class SheetView extends HTMLElement {
+    static readonly observedAttributes: string[];
+    /** The session (null until `ready`). */
+    session: SheetSession | null;
+    /** The preset's catalog entry (null until read). */
+    presetInfo: PresetInfo | null;
+    /** Resolves once the session exists and its frame stream is open. */
+    readonly ready: Promise<void>;
+    /** Scroll hand-off answers that disagreed with what the element drew (there should be none). */
+    handOffMismatches: number;
+    /** The preset's name. */
+    preset: string;
+    /** The detent the card rests at or heads to; setting it moves the card there. */
+    detent: string | null;
+    /** `hidden`, `resting`, `dragging` or `animating`; "" before `ready`. */
+    readonly state: string;
+    /** The session's effective options; setting some replaces the session with them. */
+    options: Record<string, unknown>;
+    /** The client's prediction counters. */
+    readonly stats: PredictionStats | null;
+    /** Any option of the catalog, by its camelCase name. */
+    [option: string]: unknown;
+
+    /** Presents the sheet, or moves it to `detent`. */
+    show(detent?: string): Promise<Result | null>;
+    /** Dismisses the sheet (to the preset's dismissTarget). */
+    dismiss(): Promise<Result | null>;
+    /** One detent up (-1) or down (+1); down from the lowest visible one dismisses where the preset can hide. */
+    step(direction: number): Promise<Result | null>;
+
+    addEventListener<K extends keyof SheetViewEventMap>(
+        type: K, listener: (this: SheetView, ev: SheetViewEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+    addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+    removeEventListener<K extends keyof SheetViewEventMap>(
+        type: K, listener: (this: SheetView, ev: SheetViewEventMap[K]) => unknown, options?: boolean | EventListenerOptions): void;
+    removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
+}
+
+declare global {
+    interface HTMLElementTagNameMap {
+        "sheet-view": SheetView;
+    }
+}
