@@ -6,11 +6,15 @@ import SheetPhysics
 extension Decode {
     /// The fields a layout event may carry for `preset`, for the unknown-field message.
     static func layoutFields(_ preset: PresetName) -> String {
-        var known = ["phase", "time", "geometry"]
-        if preset.has(.keyboard) { known.append("keyboardInset") }
-        if preset.has(.contentFit) { known.append("contentHeight") }
-        known += ["options", "reducedMotion", "motion"]
-        return known.joined(separator: ", ")
+        (["phase", "time"] + layoutChanges(preset) + ["motion"]).joined(separator: ", ")
+    }
+
+    /// The fields that change a layout (one of them is required), for `preset`.
+    static func layoutChanges(_ preset: PresetName) -> [String] {
+        var changes = ["geometry"]
+        if preset.has(.keyboard) { changes.append("keyboardInset") }
+        if preset.has(.contentFit) { changes.append("contentHeight") }
+        return changes + ["options", "reducedMotion"]
     }
 
     /// An event of the pan route: a pan event, or a layout change (phase `layout`).
@@ -58,7 +62,7 @@ extension Decode {
         else {
             throw .invalid(
                 "invalid-value",
-                "a layout event changes at least one of \(layoutFields(preset).replacingPrefix("phase, time, ").replacingOccurrences(of: ", motion", with: "")) (motion only says how)",
+                "a layout event changes at least one of \(layoutChanges(preset).joined(separator: ", ")) (motion only says how)",
                 field: path.isEmpty ? nil : path)
         }
         return (.layout(change), time)
@@ -141,12 +145,6 @@ extension Decode {
             throw .invalid("invalid-value", "\(path) \(expected)", field: path)
         }
         return m
-    }
-}
-
-extension String {
-    fileprivate func replacingPrefix(_ prefix: String) -> String {
-        hasPrefix(prefix) ? String(dropFirst(prefix.count)) : self
     }
 }
 

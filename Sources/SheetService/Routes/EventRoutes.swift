@@ -5,9 +5,10 @@ import SheetPhysics
 /// `dismiss`; each decodes its body, applies it (`EventApplication.swift`) and answers the result.
 extension SheetResponder {
     func resultResponse(
-        _ outcome: SheetOutcome, phase: String?, profile: SessionProfile, batch: BatchSummary? = nil,
-        frames: InlineFrames? = nil
+        _ outcome: SheetOutcome, phase: String?, profile: SessionProfile, batch: BatchSummary? = nil, fps: Int?
     ) -> HTTPResponse {
+        // `?frames=FPS`: the animation running after the request, the one it started or one already running.
+        let frames = fps.map { InlineFrames(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) }
         // An `ended` reply is ≈ 490 bytes, and a string reserves room for escaping every byte
         // (6 per byte) before it is written: with 512, a quarter of the `ended` replies grew the
         // buffer (a second allocation and a copy). 960 with the buffer object's header stays
@@ -54,9 +55,7 @@ extension SheetResponder {
         var box = held
         if isHeld, !event.isChanged { box = try current(box) }
         let (outcome, profile) = try applyCurrent(box, event, clientTime: time, receivedAt: receivedAt)
-        return resultResponse(
-            outcome, phase: event.phaseName, profile: profile,
-            frames: fps.map { InlineFrames(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) })
+        return resultResponse(outcome, phase: event.phaseName, profile: profile, fps: fps)
     }
 
     /// A batch of the pan route's events: applied all or nothing, answered with the last event's result and
@@ -83,8 +82,7 @@ extension SheetResponder {
         }
         if last.snapshot.state != .dragging { summary.drag = nil }
         return resultResponse(
-            last, phase: events[events.count - 1].0.phaseName, profile: profile, batch: summary,
-            frames: fps.map { InlineFrames(fps: $0, animation: last.animation ?? last.snapshot.animation) })
+            last, phase: events[events.count - 1].0.phaseName, profile: profile, batch: summary, fps: fps)
     }
 
     /// `?frames=FPS` on pan, show and dismiss: the answer carries the frames of the animation
@@ -110,45 +108,38 @@ extension SheetResponder {
     }
 
     func show(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
-        let (seq, json) = try Decode.takeSequence(Decode.json(request.body))
-        let box = try currentSession(id)
-        let fps = try Self.framesQuery(request)
-        let (detent, time) = try Decode.show(json, clock: box.clock)
-        return try sequenced(box, seq) {
-            let (outcome, profile) = try applyCurrent(
-                box, .show(detent: detent), clientTime: time, receivedAt: request.receivedAt)
-            return resultResponse(
-                outcome, phase: nil, profile: profile,
-                frames: fps.map { InlineFrames(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) })
+        try cardRoute(id, request) { json, clock throws(Problem) in
+            let (detent, time) = try Decode.show(json, clock: clock)
+            return (.show(detent: detent), time)
         }
     }
 
     /// `POST /sessions/{id}/step`: the accessibility step, answered with what a screen reader
     /// announces and the value it reads.
     func step(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
-        let (seq, json) = try Decode.takeSequence(Decode.json(request.body))
-        let box = try currentSession(id)
-        let fps = try Self.framesQuery(request)
-        let (expand, time) = try Decode.step(json, clock: box.clock)
-        return try sequenced(box, seq) {
-            let (outcome, profile) = try applyCurrent(
-                box, .step(expand: expand), clientTime: time, receivedAt: request.receivedAt)
-            return resultResponse(
-                outcome, phase: nil, profile: profile,
-                frames: fps.map { InlineFrames(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) })
+        try cardRoute(id, request) { json, clock throws(Problem) in
+            let (expand, time) = try Decode.step(json, clock: clock)
+            return (.step(expand: expand), time)
         }
     }
 
     func dismiss(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
+        try cardRoute(id, request) { json, clock throws(Problem) in (.dismiss, try Decode.dismiss(json, clock: clock)) }
+    }
+
+    /// Show, step and dismiss, one way: the body's JSON (and its `seq`), the session, the query,
+    /// then the route's own fields (`decode`); the event applied once per `seq` and answered.
+    private func cardRoute(
+        _ id: String, _ request: HTTPRequest,
+        decode: (JSONValue?, SessionClock) throws(Problem) -> (SheetEvent, Double?)
+    ) throws -> HTTPResponse {
         let (seq, json) = try Decode.takeSequence(Decode.json(request.body))
         let box = try currentSession(id)
         let fps = try Self.framesQuery(request)
-        let time = try Decode.dismiss(json, clock: box.clock)
+        let (event, time) = try decode(json, box.clock)
         return try sequenced(box, seq) {
-            let (outcome, profile) = try applyCurrent(box, .dismiss, clientTime: time, receivedAt: request.receivedAt)
-            return resultResponse(
-                outcome, phase: nil, profile: profile,
-                frames: fps.map { InlineFrames(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) })
+            let (outcome, profile) = try applyCurrent(box, event, clientTime: time, receivedAt: request.receivedAt)
+            return resultResponse(outcome, phase: nil, profile: profile, fps: fps)
         }
     }
 }
