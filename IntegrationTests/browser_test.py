@@ -427,53 +427,182 @@ LAYOUT_LAW_CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lay
 KEYBOARD_PT = 291  # the layout page's keyboard in portrait, points
 
 
+def pointer_gesture(cdp, kind, x, y, dx, dy, seconds, hold=0.0):
+    """A straight pointer gesture as CDP input events carrying explicit timestamps (as
+    sheetkit.gestures.plan, in any direction): press at (x, y), moves at 120 Hz along (dx, dy) px over
+    `seconds`, then the release at the last position, one tick after the last move (released while
+    moving: sheetd's velocity is the gesture's speed) or `hold` s after it (held still: no sample
+    in sheetd's 0.1 s window, velocity 0). The timestamps decide the velocity, whenever the events
+    arrive; dispatched in real time (latency.perform)."""
+    n = max(1, round(seconds * latency.HZ))
+    events = []
+    if kind == "mouse":
+        cdp.wait([cdp.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y, "buttons": 0})])  # hover first
+        press = lambda t, px, py: {"type": t, "x": px, "y": py, "button": "left", "buttons": 1, "clickCount": 1}  # noqa: E731
+        events.append((0.0, "Input.dispatchMouseEvent", press("mousePressed", x, y), y))
+        for i in range(1, n + 1):
+            events.append((i / latency.HZ, "Input.dispatchMouseEvent",
+                           {"type": "mouseMoved", "x": x + dx * i / n, "y": y + dy * i / n, "button": "left", "buttons": 1}, y + dy * i / n))
+        up = dict(press("mouseReleased", x + dx, y + dy), buttons=0)
+        events.append((n / latency.HZ + (hold or 1 / latency.HZ), "Input.dispatchMouseEvent", up, y + dy))
+    else:
+        events.append((0.0, "Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y, "id": 1}]}, y))
+        for i in range(1, n + 1):
+            events.append((i / latency.HZ, "Input.dispatchTouchEvent",
+                           {"type": "touchMove", "touchPoints": [{"x": x + dx * i / n, "y": y + dy * i / n, "id": 1}]}, y + dy * i / n))
+        events.append((n / latency.HZ + (hold or 1 / latency.HZ), "Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []}, y + dy))
+    latency.perform(cdp, events, paced=True)
+    return events
+
+
+# each edge's direction toward closing on the screen (x, y)
+CLOSING = {"bottom": (0, 1), "top": (0, -1), "left": (-1, 0), "right": (1, 0)}
+# the edges page's gestures, in px along the closing direction: 150 px toward closing in 8 steps,
+# held still (velocity 0: position decides), from half; then 100 px toward opening in 0.1 s, released
+# while moving (1000 pt/s: the projection decides), from where the first left the card.
+EDGE_GESTURES = [("drag 150 px toward closing, held", 150, 8 / 120, 0.25), ("flick 100 px toward opening in 0.1 s", -100, 0.1, 0.0)]
+
+
 def edges_page():
-    """GET /edges.html (every edge): on a 500 × 500 pt screen, a bottom sheet, a top sheet and a
-    left drawer, each resting at half, dragged 150 px toward closing with a mouse (down, up, left),
-    held still and released (velocity 0, as in `drag`). The top sheet and the left drawer land
-    where the bottom sheet lands, sheetd agrees, and sheet-client.js predicted every answer."""
+    """GET /edges.html (every edge, the non-modal map, reduced motion), in a browser of its own,
+    with pointer input from CDP events carrying explicit timestamps (`pointer_gesture`):
+    - every edge: a bottom sheet, a top sheet, a left and a right drawer on a 500 × 500 pt screen,
+      each from half, dragged toward closing and held, then flicked toward opening (the same
+      gestures mirrored along each axis): each lands where the bottom sheet lands (the same
+      detent, the same constant, the same release velocity), sheetd agrees with the drawn card,
+      and sheet-client.js predicted every answer;
+    - the map: a non-modal bottom sheet (interactiveUpThrough medium): a click on the page behind
+      lands at medium (dimmed all the same) and at peek, and is taken by the overlay at large;
+    - reduced motion (prefers-reduced-motion emulated, the session's `reducedMotion`): a release
+      jumps, with no intermediate frame drawn or sent."""
     driver = latency.new_driver()
+    cdp = latency.CDP(driver)
     js = driver.execute_script
+
+    def reset(edge, mode="edge"):
+        driver.set_script_timeout(60)
+        error = driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "edgesDemo.reset(arguments[0], arguments[1]).then((ok) => done(ok ? null : 'not idle'), (e) => done(String(e)));", edge, mode)
+        return check(f"edges page: {mode if mode != 'edge' else edge}: a new session, at rest", not error, error or "")
+
+    def gesture(along, seconds, hold, kind="mouse"):
+        """One gesture from the grab point, `along` px toward closing; returns once the page is idle
+        (the answer arrived, the card at rest) with what the page and sheetd say."""
+        edge = js("return edgesDemo.card().edge")
+        x, y = js("return edgesDemo.grabPoint()")
+        cx, cy = CLOSING[edge]
+        pointer_gesture(cdp, kind, x, y, cx * along, cy * along, seconds, hold)
+        wait_for(lambda: js("return edgesDemo.idle() && edgesDemo.lastRelease() !== null"), 30)
+        card = js("return edgesDemo.card()")
+        snap = get_json(f"sessions/{card['session']}")
+        # On the client clock sheetd's time is the last event's: a card still animating there rests at its animation's end.
+        snap["final"] = snap["animation"]["to"] if snap.get("animation") else snap["constant"]
+        return card, snap, js("return edgesDemo.lastRelease()"), js("return edgesDemo.stats()")
+
+    def counters(stats):
+        return ", ".join(f"{k} {stats.get(k)}" for k in ("predictions", "mismatches", "releases", "releaseMismatches", "eventsSent", "samples"))
+
+    def clean(stats):
+        return stats.get("mismatches") == 0 and stats.get("releaseMismatches") == 0 and stats.get("eventsSent") == stats.get("samples")
+
     try:
         driver.get(f"{API}edges.html")
         if not check("edges page: loads, session created", wait_for(lambda: js("return document.body.dataset.ready === '1'"), 60)):
             return
+
+        # -- every edge: the same gestures, mirrored, land where the bottom sheet lands
         landed = {}
-        for edge, (dx, dy) in {"bottom": (0, 150), "top": (0, -150), "left": (-150, 0)}.items():
-            driver.set_script_timeout(60)
-            driver.execute_async_script(
-                "const done = arguments[arguments.length - 1]; edgesDemo.reset(arguments[0]).then(done, (e) => done(String(e)));", edge)
-            x, y = js("return edgesDemo.grabPoint()")
-            actions = ActionBuilder(driver, mouse=PointerInput(interaction.POINTER_MOUSE, "mouse"), duration=40)
-            actions.pointer_action.move_to_location(x, y).pointer_down()
-            for i in range(1, 9):
-                actions.pointer_action.move_to_location(x + round(dx * i / 8), y + round(dy * i / 8))
-            actions.perform()
-            time.sleep(0.25)  # hold still: sheetd's velocity window holds no sample, v = 0
-            release = ActionBuilder(driver, mouse=PointerInput(interaction.POINTER_MOUSE, "mouse"), duration=40)
-            release.pointer_action.pointer_up()
-            release.perform()
-            wait_for(lambda: js("return edgesDemo.idle()"), 30)
-            card = js("return edgesDemo.card()")
+        for edge in ("bottom", "top", "left", "right"):
+            if not reset(edge):
+                continue
+            for i, (name, along, seconds, hold) in enumerate(EDGE_GESTURES):
+                card, snap, release, stats = gesture(along, seconds, hold)
+                law = snap["dragLaw"]
+                landed[(edge, i)] = (snap["detent"], snap["final"], release and release["velocity"])
+                check(f"edges page: {edge}: {name}: drawn where sheetd rests it, every answer predicted",
+                      abs(card["constant"] - snap["final"]) < 1e-9 and law["edge"] == edge and clean(stats)
+                      and stats.get("predictions", 0) > 0 and stats.get("releases", 0) == i + 1,
+                      f"{snap['detent']} {snap['final']} (drawn {card['constant']}), velocity {release and release['velocity']} pt/s "
+                      f"(axis {law['axis']}, sign {law['sign']}); {counters(stats)}")
+        for i, (name, along, seconds, hold) in enumerate(EDGE_GESTURES):
+            bottom = landed.get(("bottom", i))
+            speed = abs(along) / seconds if not hold else 0.0
+            for edge in ("top", "left", "right"):
+                got = landed.get((edge, i))
+                # the same detent and constant; the velocity sheetd estimated the same to the
+                # page's event timestamps (0.1 ms resolution: 2 % at 0.1 s, as the flicks above)
+                same = bool(got and bottom) and got[0] == bottom[0] and abs(got[1] - bottom[1]) <= 1e-9 \
+                    and got[2] is not None and abs(got[2] - bottom[2]) <= 0.02 * speed + 1e-9
+                check(f"edges page: {name}: the {edge} sheet lands where the bottom sheet lands",
+                      same and bottom[0] == ("tip" if i == 0 else "half"),
+                      f"{edge} {got}, bottom {bottom}")
+
+        # -- the map: a non-modal sheet, the page behind clickable at medium and below, not above
+        if reset("bottom", "map"):
+            def click_behind():
+                """A real mouse click on the page behind (the pin); returns (who took it: 'page' or
+                'overlay', the map's state just before)."""
+                before = js("return edgesDemo.map()")
+                px, py = before["pin"]
+                click = ActionBuilder(driver, mouse=PointerInput(interaction.POINTER_MOUSE, "mouse"), duration=40)
+                click.pointer_action.move_to_location(px, py).click()
+                click.perform()
+                after = wait_for(lambda: (lambda m: m if sum(m["clicks"].values()) > sum(before["clicks"].values()) else None)(
+                    js("return edgesDemo.map()")), 10) or js("return edgesDemo.map()")
+                took = [k for k in ("page", "overlay") if after["clicks"][k] > before["clicks"][k]]
+                return (took[0] if len(took) == 1 else ",".join(took) or "nobody"), before
+
+            session = js("return edgesDemo.card().session")
+            seen, ok = [], True
+            steps = [("medium", None), ("large", -150), ("peek", 280)]  # the card's grab point moved (px, + down)
+            for expected, along in steps:
+                if along is not None:
+                    card, snap, _, _ = gesture(along, 8 / 120, 0.25)
+                else:
+                    snap = get_json(f"sessions/{session}")
+                    snap["final"] = snap["constant"]
+                took, m = click_behind()
+                limit = snap["detents"]["medium"]
+                should = snap["final"] >= limit  # at or below the limit (a constant at or beyond interactiveFrom)
+                good = snap["detent"] == expected and snap["backgroundInteractive"] == should and m["interactive"] == should \
+                    and m["pointerEvents"] == ("none" if should else "auto") and took == ("page" if should else "overlay")
+                ok = ok and good
+                seen.append(f"{snap['detent']} {snap['final']}: sheetd backgroundInteractive {snap['backgroundInteractive']}, "
+                            f"overlay pointer-events {m['pointerEvents']} at alpha {m['alpha']:.2f}, the click reached the {took}")
+                if expected == "medium":
+                    dimmed = m["alpha"]
             stats = js("return edgesDemo.stats()")
-            snap = get_json(f"sessions/{card['session']}")
-            # On the client clock sheetd's time is the last event's: a card still animating there
-            # rests at its animation's end.
-            final = snap["animation"]["to"] if snap.get("animation") else snap["constant"]
-            law = snap["dragLaw"]
-            landed[edge] = (snap["detent"], final)
-            check(f"edges page: {edge}: dragged 150 px toward closing, drawn where sheetd rests it, zero prediction mismatches",
-                  abs(card["constant"] - final) < 0.01
-                  and stats.get("mismatches") == 0 and stats.get("releaseMismatches") == 0 and stats.get("predictions", 0) > 0
-                  and law["edge"] == edge,
-                  f"drawn {card['constant']}, sheetd {snap['detent']} {final} (axis {law['axis']}, sign {law['sign']}); "
-                  f"predictions {stats.get('predictions')}, mismatches {stats.get('mismatches')}, releases {stats.get('releases')}, "
-                  f"release mismatches {stats.get('releaseMismatches')}")
-        for edge in ("top", "left"):
-            check(f"edges page: the {edge} sheet lands where the bottom sheet of the same size lands",
-                  landed.get(edge) == landed.get("bottom") and landed.get("bottom", (None,))[0] == "tip",
-                  f"{edge} {landed.get(edge)}, bottom {landed.get('bottom')}")
+            check("edges page: map (interactiveUpThrough medium): a click on the page behind lands at medium and peek, not at large",
+                  ok and clean(stats) and stats.get("releases") == 2, "; ".join(seen) + f"; {counters(stats)}")
+            check("edges page: map: at medium the overlay is visible while the page behind takes input", ok and dimmed > 0,
+                  f"dimmer alpha {dimmed:.2f} at medium")
+
+        # -- reduced motion: prefers-reduced-motion, carried by the session; a release jumps
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
+        try:
+            if reset("bottom"):
+                snap0 = get_json(f"sessions/{js('return edgesDemo.card().session')}")
+                card, snap, release, stats = gesture(150, 8 / 120, 0.25)
+                drawn = js("return edgesDemo.drawnSinceRelease()") or []
+                target = snap["final"]
+                at_release = snap0["detents"]["half"] + 150  # where the finger left the card (position held)
+                between = [c for c in drawn if abs(c - target) > 1e-9 and abs(c - at_release) > 1e-9]
+                frames = (release or {}).get("frames") or []
+                curve = (snap0.get("releaseLaw") or {}).get("motions", [{}])[0].get("curve", {})
+                check("edges page: reduced motion: the session says so and its release law jumps",
+                      snap0.get("reducedMotion") is True and curve.get("duration") == 0, f"reducedMotion {snap0.get('reducedMotion')}, curve {curve}")
+                check("edges page: reduced motion: a pointer release jumps to its target, no intermediate frame drawn or sent, predicted",
+                      snap["detent"] == "tip" and drawn and drawn[-1] == target and not between and frames and all(c == target for c in frames)
+                      and clean(stats) and stats.get("releases") == 1,
+                      f"released at {at_release} → {snap['detent']} {target}; {len(drawn)} frames drawn since the release "
+                      f"(distinct {sorted(set(round(c, 3) for c in drawn))}), sheetd's frames {frames}; {counters(stats)}")
+        finally:
+            driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "no-preference"}]})
+        errors = console_errors(driver)
+        check("edges page: no console errors", not errors, "; ".join(e["message"] for e in errors)[:300])
     finally:
+        cdp.close()
         driver.quit()
 
 
@@ -762,7 +891,8 @@ def main():
         # ---- 6. the layout page (keyboard, rotation, content-fit) at +0 and +200 ms
         layout_page()
 
-        # ---- 7. every edge: a top sheet and a left drawer land where the bottom sheet lands
+        # ---- 7. every edge (a top sheet, a left and a right drawer land where the bottom sheet lands),
+        # the non-modal map (a click behind lands up through its detent) and reduced motion (a release jumps)
         edges_page()
     except Exception:
         traceback.print_exc()
