@@ -13,11 +13,20 @@ for every preset, drags and flicks the card with CDP input events carrying expli
 (testkit/sheetkit/gestures.py): functional checks only (the client's prediction, of the drag
 and of the release, never disagrees with sheetd, one request at a time, every pan event sent, the same snaps at +200 ms as at +0),
 no timing verdicts (scripts/latency measures those).
+
+Then the layout page (GET /layout.html: the keyboard, a rotation mid-drag, content-fit detents, and
+a list whose fling hands its momentum to the card and takes the card's, both ways) at +0 and
++200 ms, and the edges page (GET /edges.html: a top sheet, a left and a right drawer land where the
+bottom sheet lands under the same gestures mirrored; a non-modal map sheet lets a click through to
+the page behind up through its detent and not above; under prefers-reduced-motion a release
+jumps), each in one browser of its own, with pointer input from CDP events carrying explicit
+timestamps and zero prediction mismatches.
 """
 
 import functools
 import http.server
 import json
+import math
 import os
 import re
 import shutil
@@ -609,12 +618,14 @@ def edges_page():
 def layout_page(rtts=(0, 200)):
     """GET /layout.html (the layout demo) through testkit/sheetkit/delay_proxy.py at each added
     round trip, in a browser of its own: the keyboard brought up by a real text field, a rotation
-    mid-drag, content-fit detents following a content element, and sheet-client.js's layout law
-    against sheetd's answers (IntegrationTests/layout_law_check.js, once). Decided on what the page
-    drew and what sheetd answers, never on timing; zero prediction mismatches throughout."""
+    mid-drag, content-fit detents following a content element, momentum across the list's boundary
+    both ways (`list_hand_off`), and sheet-client.js's layout law against sheetd's answers
+    (IntegrationTests/layout_law_check.js, once). Decided on what the page drew and what sheetd
+    answers, never on timing; zero prediction mismatches throughout."""
     target = urllib.parse.urlsplit(API)
     proxies = {rtt: delay_proxy.start((target.hostname, target.port), rtt) for rtt in rtts}
     driver = latency.new_driver()
+    cdp = latency.CDP(driver)  # pointer input with explicit timestamps (the list hand-off)
     js = driver.execute_script
 
     def idle(timeout=30):
@@ -646,6 +657,73 @@ def layout_page(rtts=(0, 200)):
     def counters(stats):
         keys = ("layouts", "layoutMismatches", "layoutsUnpredicted", "predictions", "mismatches", "releases", "releaseMismatches", "eventsSent", "samples", "maxInFlight")
         return ", ".join(f"{k} {stats.get(k)}" for k in keys)
+
+    def list_hand_off(label, slow):
+        """The list (80 rows) in the card at half, scrolled 400 pt down, flung by touch toward its
+        top (the finger 200 px down in 0.1 s, released while moving): its fling reaches the top
+        and the card takes the velocity left there (a `fling` event, the release law from half);
+        then the card, dragged up from tip by the mouse (680 px at ≈ 3000 px/s) and released while
+        moving, crosses full and hands its velocity to the list (`scrollFling`), which scrolls on.
+        The figures are the closed forms' (the list's deceleration, the card's spring) on the
+        events' own timestamps: no timing verdict."""
+        k = 1000 * math.log(0.998)  # the list's deceleration, 1/s (layout.html's DECELERATION)
+        reset(policy="lift", mode="fixed", rows=80, detent="half", handoff=True)
+        scale = js("return layoutDemo.state.scale")
+        start = js("return layoutDemo.scrollList(400)")
+        x, y = js("return layoutDemo.listPoint()")
+        pointer_gesture(cdp, "touch", x, y, 0, 200, 0.1)
+        done = wait_for(lambda: js("const l = layoutDemo.list(); return !l.dragging && !l.moving && l.flings.length > 0"
+                                   " && l.flings[0].answer !== null && layoutDemo.idle() ? l : null"), slow)
+        lst = done or js("return layoutDemo.list()")
+        rel = (lst["releases"] or [None])[-1]
+        fling = (lst["flings"] or [None])[0]
+        c = card()
+        snap = server(c["session"])
+        stats = c["stats"]
+        ok = bool(done and rel and fling)
+        if ok:
+            s0, u0 = rel["offset"], rel["velocity"]
+            q = 1 - s0 * k / u0
+            expected_v, expected_t = -(u0 - s0 * k), rel["time"] + math.log(q) / k
+            speed = 200 / 0.1 / scale
+        check(f"{label}: a list fling that reaches the list's top hands its velocity there to the card (fling event)",
+              ok and abs(s0 - (start - 200 / scale)) < 1e-9 and abs(-u0 - speed) <= 0.02 * speed
+              and abs(fling["velocity"] - expected_v) <= 1e-9 * speed and abs(fling["time"] - expected_t) <= 1e-9
+              and fling["answer"]["velocity"] == fling["velocity"] and lst["offset"] == 0,
+              f"list released at {rel and rel['offset']} pt (from {start}) at {rel and -rel['velocity']:.1f} pt/s toward its top; "
+              f"reached it {(fling['time'] - rel['time']) if ok else None:.4f} s later at {fling and fling['velocity']:.4f} pt/s "
+              f"(closed form {expected_v if ok else None:.4f}); sheetd took {fling and fling['answer'] and fling['answer']['velocity']}"
+              if ok else f"list {lst}")
+        # the fling's pan event is counted in eventsSent but not in samples (sheet-client.js's fling())
+        check(f"{label}: the card takes the list's momentum from half to tip, predicted: zero mismatches",
+              ok and fling["answer"]["snap"] == "tip" and snap["detent"] == "tip" and snap["final"] == snap["detents"]["tip"]
+              and c["constant"] == snap["final"] and stats.get("releases") == 1 and stats.get("releaseMismatches") == 0
+              and stats.get("mismatches") == 0 and stats.get("maxInFlight", 0) <= 1,
+              f"sheetd {snap['detent']} {snap['final']}, drawn {c['constant']}; {counters(stats)}")
+
+        reset(policy="lift", mode="fixed", rows=80, detent="tip", handoff=True)
+        x, y = js("return layoutDemo.headerPoint()")
+        pointer_gesture(cdp, "mouse", x, y, 0, -680, 27 / latency.HZ)
+        done = wait_for(lambda: js("const l = layoutDemo.list(); return !l.moving && l.handedIn.length > 0 && layoutDemo.idle() ? l : null"), slow + 10)
+        lst = done or js("return layoutDemo.list()")
+        c = card()
+        snap = server(c["session"])
+        answer = js("const r = layoutDemo.state.last; return r && {phase: r.phase, scrollFling: r.scrollFling ?? null, snap: r.snap?.detent ?? null, velocity: r.velocity}")
+        handed = (answer or {}).get("scrollFling")
+        taken = (lst["handedIn"] or [None])[0]
+        stats = c["stats"]
+        ok = bool(done and handed and taken)
+        rest = handed["velocity"] / k if ok else None  # the list from its top at −v: s(∞) = −u0/K
+        check(f"{label}: a card flung up past full hands its velocity to the list (scrollFling), which scrolls on",
+              ok and handed["velocity"] < 0 and len(lst["handedIn"]) == 1 and taken["time"] == handed["time"]
+              and taken["velocity"] == handed["velocity"] and abs(lst["offset"] - min(rest, lst["maxOffset"])) <= 1e-6
+              and abs(lst["scrollTop"] - lst["offset"] * scale) <= 1,
+              (f"released at {answer['velocity']:.1f} pt/s → {answer['snap']}; sheetd hands {handed['velocity']:.4f} pt/s at "
+               f"t {handed['time']:.6f}, the page took {taken['velocity']:.4f} at {taken['time']:.6f}; the list came to rest at "
+               f"{lst['offset']:.3f} pt (closed form {rest:.3f}), scrollTop {lst['scrollTop']} px") if ok else f"answer {answer}, list {lst}")
+        check(f"{label}: the card rests at full, its release and hand-off predicted: zero mismatches",
+              ok and snap["detent"] == "full" and c["constant"] == snap["final"] and clean(stats) and stats.get("releases") == 1,
+              f"sheetd {snap['detent']} {snap['final']}, drawn {c['constant']}; {counters(stats)}")
 
     try:
         for rtt in rtts:
@@ -744,6 +822,9 @@ def layout_page(rtts=(0, 200)):
             check(f"{label}: content-fit detents follow the content element's height", ok and clean(stats) and stats.get("layouts", 0) >= 3,
                   "; ".join(details) + f"; {counters(stats)}")
 
+            # -- momentum across the list's boundary (the hand-off on: contentScrollsAt everywhere, momentumHandOff)
+            list_hand_off(label, slow)
+
             # -- sheet-client.js's layout law against sheetd, in Chromium (the table of layout_law_check.js)
             if rtt == rtts[0]:
                 driver.set_script_timeout(300)
@@ -762,6 +843,7 @@ def layout_page(rtts=(0, 200)):
             errors = console_errors(driver)
             check(f"{label}: no console errors", not errors, "; ".join(e["message"] for e in errors)[:300])
     finally:
+        cdp.close()
         driver.quit()
         for p in proxies.values():
             p.stop()
