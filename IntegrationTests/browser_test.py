@@ -502,7 +502,8 @@ def edges_page():
         x, y = js("return edgesDemo.grabPoint()")
         cx, cy = CLOSING[edge]
         pointer_gesture(cdp, kind, x, y, cx * along, cy * along, seconds, hold)
-        wait_for(lambda: js("return edgesDemo.idle() && edgesDemo.lastRelease() !== null"), 30)
+        # idle: the answer to the release arrived and the card is at rest, drawn there at least once since
+        wait_for(lambda: js("return edgesDemo.idle() && edgesDemo.lastRelease() !== null && edgesDemo.drawnSinceRelease()?.length > 0"), 30)
         card = js("return edgesDemo.card()")
         snap = get_json(f"sessions/{card['session']}")
         # On the client clock sheetd's time is the last event's: a card still animating there rests at its animation's end.
