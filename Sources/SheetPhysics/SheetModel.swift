@@ -34,6 +34,9 @@ public final class SheetModel: Sendable {
     public let unreachable: [String]
     /// Whether the page behind takes input, by the card's constant.
     public let modality: ModalityLaw
+    /// What the card does to the sheet it is stacked on (and, with `backdrop`, to the page
+    /// behind a root card), by the card's constant.
+    public let recede: RecedeLaw
     /// Where the content scrolls (scroll hand-off presets).
     public let contentScroll: ContentScroll
     /// At a detent where the content scrolls, whether the content takes an upward drag before the
@@ -81,6 +84,7 @@ public final class SheetModel: Sendable {
         unreachable = configuration.unreachable
         modality = ModalityLaw(interactiveFrom: configuration.interactiveFrom ?? configuration.hiddenConstant)
         contentScroll = configuration.contentScroll
+        recede = configuration.recede ?? .standard(configuration.dragLaw.progress)
         contentFirst = configuration.contentFirst
         detents = configuration.detents
         hiddenConstant = configuration.hiddenConstant

@@ -404,3 +404,45 @@ public enum CheckValues {
             #""dismissFrom": "lowest""#, "tip", 400, "hidden", "lowest: removal from tip, v/(H − c) = 5.8 ≥ 5.5"),
     ]
 }
+
+/// A row of "Stacks": a fluid child (default geometry and detents) resting at `detent`, and how
+/// its recede law draws what lies beneath it: [scale, lift, cornerRadius, alpha].
+public struct StackCheck: Sendable, CustomStringConvertible {
+    /// The child's `recede` option as JSON, or nil for the defaults.
+    public let recede: String?
+    public let detent: String
+    public let transform: [Double]
+    public let rule: String
+
+    init(_ recede: String?, _ detent: String, _ transform: [Double], _ rule: String) {
+        (self.recede, self.detent, self.transform, self.rule) = (recede, detent, transform, rule)
+    }
+
+    /// The child's configuration, stacked on `parent`.
+    public func configuration(parent: String) -> String {
+        let options = recede.map { #", "options": {"recede": \#($0)}"# } ?? ""
+        return #"{"preset": "fluid", "parent": "\#(parent)", "initialDetent": "\#(detent)"\#(options)}"#
+    }
+
+    public var description: String { rule }
+}
+
+extension CheckValues {
+    /// progress p = (797 − c) / 779 (hidden 797, full 18), clamped to [0, 1].
+    public static let stacks: [StackCheck] = [
+        StackCheck(nil, "full", [0.94, 10, 10, 0.2], "at the top-most detent p = 1: the whole recession"),
+        StackCheck(
+            nil, "half", [0.9693068035943517, 5.115532734274711, 5.115532734274711, 0.10231065468549423],
+            "half: p = 398.5 / 779 = 0.5116; scale 1 + (0.94 − 1)·p"),
+        StackCheck(
+            nil, "tip", [0.9946854942233633, 0.8857509627727856, 0.8857509627727856, 0.017715019255455714],
+            "tip: p = 69 / 779 = 0.0886"),
+        StackCheck(
+            #"{"scale": 0.9, "lift": 16, "cornerRadius": 12, "alpha": 0.4}"#, "half",
+            [0.9488446726572529, 8.184852374839538, 6.138639281129654, 0.20462130937098846],
+            "a designer's recession at half: each member times p"),
+        StackCheck(
+            #"{"scale": 1, "lift": 0, "cornerRadius": 0, "alpha": 0}"#, "full", [1, 0, 0, 0],
+            "a recession of nothing: the parent stays as it is"),
+    ]
+}

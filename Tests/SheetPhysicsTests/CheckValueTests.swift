@@ -1,3 +1,4 @@
+import Foundation
 import PhysicsCheckValues
 import SheetPhysics
 import Testing
@@ -187,4 +188,22 @@ func everyEdge(_ row: EdgeCheck) throws {
     let ended = s.handle(.pan(PanEvent(phase: .ended, velocity: row.velocity)), at: 0.1)
     #expect(ended.snap?.detent.name == row.snap)
     #expect(close(ended.snap?.detent.constant ?? .nan, row.snapConstant, 0.01))
+}
+
+@Test(arguments: CheckValues.stacks)
+func stackedTransform(_ row: StackCheck) throws {
+    // The row's recede option, read as the service reads options (`Decode.optionValue` of JSON).
+    var options: [(key: String, value: OptionValue)] = []
+    if let recede = row.recede {
+        let members = recede.dropFirst().dropLast().split(separator: ",").map { pair in
+            let kv = pair.split(separator: ":")
+            let key = kv[0].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            return (key, OptionValue.number(Double(kv[1].trimmingCharacters(in: .whitespaces))!))
+        }
+        options.append(("recede", .object(members)))
+    }
+    let model = try SheetModel(preset: .fluid, options: options)
+    let at = try #require(model.detent(named: row.detent)).constant
+    let t = model.recede.transform(at: at)
+    #expect([t.scale, t.lift, t.cornerRadius, t.alpha] == row.transform, "\(row.rule)")
 }

@@ -99,6 +99,21 @@ extension ServiceIntegration {
             }
         }
 
+        /// "Stacks": the parent's `transform` and the child's `parentTransform`, exactly the table's.
+        @Test(arguments: CheckValues.stacks)
+        func stackedTransforms(_ row: StackCheck) throws {
+            let c = try InProcessService()
+            #expect(try c.put("p", #"{"preset": "fluid", "initialDetent": "tip"}"#).status == 201)
+            let child = try c.put("c", row.configuration(parent: "p"))
+            #expect(child.status == 201, "\(child.text)")
+            let parent = try JSONReader.parse(try c.get("/sessions/p").body)
+            let own = try JSONReader.parse(child.body)
+            for t in [parent["transform"], own["parentTransform"]] {
+                let values = ["scale", "lift", "cornerRadius", "alpha"].compactMap { t?[$0]?.double }
+                #expect(values == row.transform, "\(row.rule): \(child.text)")
+            }
+        }
+
         @Test(arguments: CheckValues.shapedReleases)
         func shapedReleases(_ row: ShapedReleaseCheck) throws {
             let c = try InProcessService()

@@ -68,6 +68,10 @@ enum Fluid: Preset {
                 "the detent up through which the page behind takes input (at it and below), whatever the dimmer; null: modal while on screen"
             ),
             OptionInfo(
+                "recede", "object|null", .null,
+                "what the card does to the sheet it is stacked on (its parent) at its top-most detent, in proportion to its progress: {\"scale\": (0, 1], \"lift\": pt, \"cornerRadius\": pt, \"alpha\": shade [0, 1], \"backdrop\": a root sheet recedes the page behind too}; null: these defaults"
+            ),
+            OptionInfo(
                 "edge", "string", .string("bottom"),
                 "the edge the card comes from: bottom, top, left, right (left and right need geometry.width)"),
         ]
@@ -225,6 +229,7 @@ enum Fluid: Preset {
             lower: visible[0].constant, upper: detents[detents.count - 1].constant,
             rubberBand: rubberBand ? RubberBand(coefficient: 0.55, dimension: geometry.height) : nil, dimmer: dimmer,
             progress: ProgressScale(spanning: detents), edge: edge)
+        let recede = try recede(reader.take("recede"), progress: dragLaw.progress)
         let rules = releaseRules(
             visible: visible, hidden: hideable ? hidden : nil, removal: removal, skip: skip,
             sequential: dismissFrom == "lowest", thresholds: thresholds)
@@ -241,7 +246,7 @@ enum Fluid: Preset {
             interactiveFrom: upThrough.map { name in placed.first { $0.name == name }?.constant ?? visible[0].constant
             },
             contentScroll: contentScroll,
-            contentFirst: dragFirst == "content", unreachable: unreachable,
+            contentFirst: dragFirst == "content", unreachable: unreachable, recede: recede,
             effectiveOptions: [
                 ("detents", .object(specs)), ("hideable", .bool(hideable)), ("rubberBand", .bool(rubberBand)),
                 ("decelerationRate", .number(rate)), ("removalVelocity", .number(removal)),
@@ -252,7 +257,7 @@ enum Fluid: Preset {
                 ("dragFirst", .string(dragFirst)), ("dismissFrom", .string(dismissFrom)),
                 ("thresholds", thresholds?.option ?? .null), ("momentumHandOff", .bool(momentumHandOff)),
                 ("interactiveUpThrough", upThrough.map { .string($0) } ?? .null),
-                ("edge", .string(edge.rawValue)),
+                ("recede", recede.option), ("edge", .string(edge.rawValue)),
             ])
     }
 }

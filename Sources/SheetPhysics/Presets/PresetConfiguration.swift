@@ -24,6 +24,8 @@ struct PresetConfiguration {
     var contentFirst = true
     /// The names of the detents the content cannot reach on this layout.
     var unreachable: [String] = []
+    /// What the card does to what lies beneath it (nil: the standard recession).
+    var recede: RecedeLaw? = nil
     /// The options in effect, defaults filled in, in catalog order.
     var effectiveOptions: [(key: String, value: OptionValue)]
 }

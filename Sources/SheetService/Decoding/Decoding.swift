@@ -48,7 +48,17 @@ enum Decode {
                 "invalid-value", "\(f.path("clock")) must be \"server\" or \"client\"", field: f.path("clock"))
         }
         let reducedMotion = try bool(&f, "reducedMotion") ?? false
-        var known = "preset, geometry, reducedMotion, "
+        let parent = try f.string("parent")
+        if let parent {
+            var checked = parent
+            guard checked.withUTF8({ SheetResponder.isID($0[...]) }) else {
+                throw .invalid(
+                    "invalid-value",
+                    "\(f.path("parent")) must be a session id (1–64 characters of A–Z a–z 0–9 . _ ~ -)",
+                    field: f.path("parent"))
+            }
+        }
+        var known = "preset, geometry, reducedMotion, parent, "
         if preset.has(.keyboard) { known += "keyboardInset, " }
         if preset.has(.contentFit) { known += "contentHeight, " }
         try f.finish(known: known + "options, initialDetent, clock")
@@ -57,7 +67,7 @@ enum Decode {
             layout.reducedMotion = reducedMotion
             let model = try SheetModel(preset: preset, layout: layout, options: options)
             let session = try SheetSession(model: model, initialDetent: initialDetent)
-            return (SessionProfile(model: model, clock: clock), session)
+            return (SessionProfile(model: model, clock: clock, parent: parent), session)
         } catch {
             var p = Problem(error)
             if !path.isEmpty, let field = p.field { p.field = "\(path).\(field)" }
@@ -185,12 +195,16 @@ enum Decode {
         return (direction == "expand", time)
     }
 
-    /// A dismiss request: the client time.
-    static func dismiss(_ value: JSONValue?, clock: SessionClock, path: String = "") throws(Problem) -> Double? {
+    /// A dismiss request: the client time, and whether the open sheets stacked on the session
+    /// go with it (`cascade`).
+    static func dismiss(_ value: JSONValue?, clock: SessionClock, path: String = "") throws(Problem) -> (
+        Double?, cascade: Bool
+    ) {
         var f = try FieldReader(value, path: path)
         let time = try time(&f, required: clock == .client)
-        try f.finish(known: "time")
-        return time
+        let cascade = try bool(&f, "cascade") ?? false
+        try f.finish(known: "time, cascade")
+        return (time, cascade)
     }
 }
 

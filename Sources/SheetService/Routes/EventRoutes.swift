@@ -5,7 +5,8 @@ import SheetPhysics
 /// `dismiss`; each decodes its body, applies it (`EventApplication.swift`) and answers the result.
 extension SheetResponder {
     func resultResponse(
-        _ outcome: SheetOutcome, phase: String?, profile: SessionProfile, batch: BatchSummary? = nil, fps: Int?
+        _ outcome: SheetOutcome, phase: String?, profile: SessionProfile, batch: BatchSummary? = nil, fps: Int?,
+        cascade: [String]? = nil
     ) -> HTTPResponse {
         // `?frames=FPS`: the animation running after the request, the one it started or one already running.
         let frames = fps.map { InlineFrames(fps: $0, animation: outcome.animation ?? outcome.snapshot.animation) }
@@ -15,7 +16,8 @@ extension SheetResponder {
         // within glibc's per-thread cache (up to 1,032 bytes); 1,024 missed it (≈ 360 more
         // instructions per allocation).
         var w = JSONWriter(capacity: frames == nil ? 960 : 4096)
-        ReplyJSON.result(outcome, phase: phase, profile: profile, batch: batch, frames: frames, into: &w)
+        ReplyJSON.result(
+            outcome, phase: phase, profile: profile, batch: batch, frames: frames, cascade: cascade, into: &w)
         return Self.json(200, w.takeBuffer())
     }
 
@@ -123,8 +125,27 @@ extension SheetResponder {
         }
     }
 
+    /// `POST /sessions/{id}/dismiss`; with `{"cascade": true}` the open sheets stacked on it are
+    /// dismissed with it, at the same instant, top-most first, and the answer names them.
     func dismiss(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
-        try cardRoute(id, request) { json, clock throws(Problem) in (.dismiss, try Decode.dismiss(json, clock: clock)) }
+        let (seq, json) = try Decode.takeSequence(Decode.json(request.body))
+        let box = try currentSession(id)
+        let fps = try Self.framesQuery(request)
+        let (time, cascade) = try Decode.dismiss(json, clock: box.clock)
+        return try sequenced(box, seq) {
+            var closed: [String]?
+            if cascade {
+                let children = openChildren(of: box, at: time)
+                for child in children.reversed() {
+                    _ = try applyCurrent(
+                        child, .dismiss, clientTime: time, receivedAt: request.receivedAt, cascade: true)
+                }
+                closed = children.map(\.id)
+            }
+            let (outcome, profile) = try applyCurrent(
+                box, .dismiss, clientTime: time, receivedAt: request.receivedAt, cascade: cascade)
+            return resultResponse(outcome, phase: nil, profile: profile, fps: fps, cascade: closed)
+        }
     }
 
     /// Show, step and dismiss, one way: the body's JSON (and its `seq`), the session, the query,

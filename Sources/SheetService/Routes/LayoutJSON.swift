@@ -54,7 +54,7 @@ extension ReplyJSON {
     /// The configuration a layout event leaves, as JSON members without braces: the preset, the
     /// layout and the options as sent (merged with the event's), and the clock. `POST /sessions`
     /// accepts it, which is how the store rebuilds the model.
-    static func configurationMembers(_ model: SheetModel, clock: SessionClock) -> [UInt8] {
+    static func configurationMembers(_ model: SheetModel, clock: SessionClock, parent: String?) -> [UInt8] {
         var w = JSONWriter(capacity: 512)
         w.beginObject()
         w.member("preset", model.preset.rawValue)
@@ -62,6 +62,7 @@ extension ReplyJSON {
         w.member("options")
         w.option(.object(model.sentOptions))
         w.member("clock", clock.rawValue)
+        if let parent { w.member("parent", parent) }
         w.endObject()
         return Array(w.bytes.dropFirst().dropLast())
     }

@@ -101,6 +101,8 @@ enum ReplyJSON {
         w.beginObject()
         w.member("interactiveFrom", model.modality.interactiveFrom)
         w.endObject()
+        w.member("recedeLaw")
+        recedeLaw(model.recede, into: &w)
         w.endObject()
         return Array(w.bytes.dropFirst().dropLast())
     }
@@ -140,6 +142,40 @@ enum ReplyJSON {
         w.member("axis", law.edge.axis.rawValue)
         w.member("sign", law.edge.sign)
         w.endObject()
+    }
+
+    /// The recede law (see `RecedeLaw`): a client draws the sheet beneath (and, with `backdrop`,
+    /// the page behind a root sheet) from the card's constant.
+    static func recedeLaw(_ law: RecedeLaw, into w: inout JSONWriter) {
+        w.beginObject()
+        w.member("scale", law.scale)
+        w.member("lift", law.lift)
+        w.member("cornerRadius", law.cornerRadius)
+        w.member("alpha", law.alpha)
+        w.member("backdrop", law.backdrop)
+        w.endObject()
+    }
+
+    /// A transform of what lies beneath a card (`SheetTransform`).
+    static func transform(_ t: SheetTransform, into w: inout JSONWriter) {
+        w.beginObject()
+        w.member("scale", t.scale)
+        w.member("lift", t.lift)
+        w.member("cornerRadius", t.cornerRadius)
+        w.member("alpha", t.alpha)
+        w.endObject()
+    }
+
+    /// `"parentTransform"` or `"backdropTransform"`: how the card at `constant` draws what lies
+    /// beneath it, where anything does.
+    @inline(__always)
+    static func beneath(_ profile: SessionProfile, at constant: Double, into w: inout JSONWriter) {
+        guard let target = profile.recedes else { return }
+        switch target {
+        case .parent: w.member("parentTransform")
+        case .backdrop: w.member("backdropTransform")
+        }
+        transform(profile.model.recede.transform(at: constant), into: &w)
     }
 
     /// The release law (see `ReleaseLaw`): a client evaluates it at the release to start the
@@ -331,7 +367,7 @@ enum ReplyJSON {
     /// A session snapshot (GET /sessions/{id}, creation, `settled` and `interrupted` events).
     static func snapshot(
         id: String?, profile: SessionProfile, _ s: SheetSnapshot, drag: DragSegment? = nil, token: String? = nil,
-        into w: inout JSONWriter
+        coveredBy: (id: String, transform: SheetTransform)? = nil, into w: inout JSONWriter
     ) {
         w.beginObject()
         if let id { w.member("id", id) }
@@ -339,7 +375,14 @@ enum ReplyJSON {
         if let token { w.member("token", token) }
         w.rawMembers(profile.staticMembers)
         w.rawMembers(profile.lawMembers)
-        card(s, profile.model.modality, into: &w)
+        card(s, profile, into: &w)
+        if let parent = profile.parent { w.member("parent", parent) }
+        if let coveredBy {
+            // The open child on top of it, and how its recede law draws this sheet now.
+            w.member("coveredBy", coveredBy.id)
+            w.member("transform")
+            transform(coveredBy.transform, into: &w)
+        }
         if let drag {
             w.member("drag")
             dragSegment(drag, into: &w)
@@ -352,25 +395,26 @@ enum ReplyJSON {
 
     /// Where the card is: the members a snapshot and a result share, in openapi.yaml's order.
     @inline(__always)
-    static func card(_ s: SheetSnapshot, _ modality: ModalityLaw, into w: inout JSONWriter) {
+    static func card(_ s: SheetSnapshot, _ profile: SessionProfile, into w: inout JSONWriter) {
         w.member("state", s.state.rawValue)
         w.member("detent", s.detent?.name)
         w.member("constant", s.constant)
         w.member("dimmerAlpha", s.dimmerAlpha)
         w.member("progress", s.progress)
-        w.member("backgroundInteractive", modality.backgroundInteractive(at: s.constant))
+        w.member("backgroundInteractive", profile.model.modality.backgroundInteractive(at: s.constant))
+        beneath(profile, at: s.constant, into: &w)
     }
 
     /// The result of a pan, show or dismiss. A batch's answer is its last event's result with
     /// `batch` (what the events before it started) and, when asked for, `frames`.
     static func result(
         _ o: SheetOutcome, phase: String?, profile: SessionProfile, batch: BatchSummary? = nil,
-        frames: InlineFrames? = nil, into w: inout JSONWriter
+        frames: InlineFrames? = nil, cascade: [String]? = nil, into w: inout JSONWriter
     ) {
         let s = o.snapshot
         w.beginObject()
         if let phase { w.member("phase", phase) }
-        card(s, profile.model.modality, into: &w)
+        card(s, profile, into: &w)
         if let snap = o.snap {
             self.snap(snap, into: &w)
         } else {
@@ -423,12 +467,19 @@ enum ReplyJSON {
             w.endArray()
             w.endObject()
         }
+        if let cascade {
+            // The sheets a cascading dismiss closed with this one, top-most first.
+            w.member("cascade")
+            w.beginArray()
+            for id in cascade { w.string(id) }
+            w.endArray()
+        }
         if let frames {
             w.member("frames")
             w.beginArray()
             if let a = frames.animation {
                 for (k, f) in a.frames(fps: frames.fps).enumerated() {
-                    frame(animation: a.id, index: k, f, into: &w)
+                    frame(animation: a.id, index: k, f, profile: profile, into: &w)
                 }
             }
             w.endArray()
@@ -497,7 +548,9 @@ enum ReplyJSON {
     }
 
     /// One frame of an animation (the data of an SSE `frame` event).
-    static func frame(animation: Int, index: Int, _ f: AnimationSample, into w: inout JSONWriter) {
+    static func frame(
+        animation: Int, index: Int, _ f: AnimationSample, profile: SessionProfile, into w: inout JSONWriter
+    ) {
         w.beginObject()
         w.member("animation", integer: animation)
         w.member("index", integer: index)
@@ -507,6 +560,7 @@ enum ReplyJSON {
         w.member("progress", f.progress)
         w.member("velocity", f.velocity)
         w.member("backgroundInteractive", f.backgroundInteractive)
+        beneath(profile, at: f.constant, into: &w)
         w.endObject()
     }
 

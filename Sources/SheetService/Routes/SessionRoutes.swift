@@ -21,11 +21,13 @@ extension SheetResponder {
     func createSession(_ request: HTTPRequest) throws -> HTTPResponse {
         if draining.load(ordering: .relaxed) { throw busy }
         let (profile, session) = try profiles.configuration(request.body)
+        let parent = try stackParent(profile, for: nil, request)
         let now = clock.seconds(at: request.receivedAt)
         // 128 random bits from the system's cryptographic source, base64url: 22 characters.
         for _ in 0..<4 {
             let id = Self.generateID()
-            let token = configuration.sessionTokens ? Self.generateID() : nil
+            // A stack shares its root's token: one credential opens every sheet of it.
+            let token = configuration.sessionTokens ? parent?.token ?? Self.generateID() : nil
             let box = SessionBox(id: id, profile: profile, session: session, now: now, token: token)
             switch table.insertNew(box) {
             case true?:
@@ -76,6 +78,7 @@ extension SheetResponder {
     func putSession(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
         let (profile, session) = try profiles.configuration(request.body)
         if draining.load(ordering: .relaxed), table.get(id) == nil { throw busy }
+        let parent = try stackParent(profile, for: id, request)
         let now = clock.seconds(at: request.receivedAt)
         guard configuration.sessionTokens else {
             return try put(SessionBox(id: id, profile: profile, session: session, now: now, token: nil), now: now)
@@ -91,7 +94,8 @@ extension SheetResponder {
                 throw Problem.unauthorized(
                     "session \(id) was created by another request meanwhile: it needs its token", invalid: false)
             }
-            let token = try (held ?? (store != nil ? stored(id)?.box : nil))?.token ?? Self.generateID()
+            let token =
+                try (held ?? (store != nil ? stored(id)?.box : nil))?.token ?? parent?.token ?? Self.generateID()
             let box = SessionBox(id: id, profile: profile, session: session, now: now, token: token)
             if let result = table.put(box, replacing: held) { return try put(box, result, now: now) }
         }
@@ -174,8 +178,13 @@ extension SheetResponder {
         let (snapshot, drag, profile) = box.record.withLock { r in
             (r.sheet.snapshot(at: sessionTime(box, r, now: now)), r.sheet.dragSegment, r.profile)
         }
+        // A covered sheet: drawn by its open child's recede law at the child's constant.
+        let coveredBy = coveringChild(of: box, at: box.clock == .client ? snapshot.time : now).map { child, _, t in
+            (child.id, t)
+        }
         var w = JSONWriter(capacity: 1024)
-        ReplyJSON.snapshot(id: box.id, profile: profile, snapshot, drag: drag, token: token, into: &w)
+        ReplyJSON.snapshot(
+            id: box.id, profile: profile, snapshot, drag: drag, token: token, coveredBy: coveredBy, into: &w)
         return Self.json(status, w.takeBuffer())
     }
 }

@@ -14,6 +14,12 @@ enum Simulation {
         }
         var f = try FieldReader(json)
         let (profile, start) = try Decode.configuration(f.take("config"), path: "config")
+        if profile.parent != nil {
+            throw Problem.invalid(
+                "invalid-value",
+                "config.parent: /simulate runs one card alone; a stack's sheets are sessions (PUT /sessions/{id} with parent)",
+                field: "config.parent")
+        }
         let fpsValue = try f.number("fps", limit: 240) ?? 60
         guard fpsValue >= 1, fpsValue == fpsValue.rounded() else {
             throw Problem.invalid("invalid-value", "fps must be an integer from 1 to 240", field: "fps")
@@ -86,7 +92,7 @@ enum Simulation {
         w.beginArray()
         if let last {
             for k in 0..<last.frameCount(fps: fps) {
-                ReplyJSON.frame(animation: last.id, index: k, last.frame(k, fps: fps), into: &w)
+                ReplyJSON.frame(animation: last.id, index: k, last.frame(k, fps: fps), profile: profile, into: &w)
             }
         }
         w.endArray()

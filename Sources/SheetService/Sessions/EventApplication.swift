@@ -7,9 +7,13 @@ import Synchronization
 extension SheetResponder {
     /// Applies one event to a session under its lock, at the event's time on the session's clock.
     /// Returns its outcome and the session's profile after it (a layout event gives a new one).
+    /// A sheet covered by an open child takes no event but a layout change, unless the event is
+    /// part of a `cascade` that closes the whole stack.
     func apply(
-        _ box: SessionBox, _ event: SheetEvent, clientTime: Double?, receivedAt: ContinuousClock.Instant
+        _ box: SessionBox, _ event: SheetEvent, clientTime: Double?, receivedAt: ContinuousClock.Instant,
+        cascade: Bool = false
     ) throws(Problem) -> (SheetOutcome, SessionProfile) {
+        if !cascade { try refuseIfCovered(box, event, at: clientTime) }
         let now = clock.seconds(at: receivedAt)
         let (outcome, profile) = box.record.withLock { r in
             // Server clock: the receive time, never before the session's last event (two
@@ -65,6 +69,11 @@ extension SheetResponder {
     func applyBatch(
         _ box: SessionBox, _ events: [(SheetEvent, Double?)], receivedAt: ContinuousClock.Instant
     ) throws(Problem) -> ([SheetOutcome], SessionProfile) {
+        if box.mayBeCovered.load(ordering: .relaxed) {
+            for (i, (event, time)) in events.enumerated() {
+                try refuseIfCovered(box, event, at: time, field: "events[\(i)]")
+            }
+        }
         let now = clock.seconds(at: receivedAt)
         let result: Result<([SheetOutcome], SessionProfile), Problem> = box.record.withLock { r in
             var sheet = r.sheet
@@ -104,10 +113,11 @@ extension SheetResponder {
     /// the event as a conflict (a drag that went on in another instance: a `changed` that finds
     /// no drag here may find it in the store).
     func applyCurrent(
-        _ box: SessionBox, _ event: SheetEvent, clientTime: Double?, receivedAt: ContinuousClock.Instant
+        _ box: SessionBox, _ event: SheetEvent, clientTime: Double?, receivedAt: ContinuousClock.Instant,
+        cascade: Bool = false
     ) throws(Problem) -> (SheetOutcome, SessionProfile) {
         try onCurrentVersion(box) { b throws(Problem) in
-            try apply(b, event, clientTime: clientTime, receivedAt: receivedAt)
+            try apply(b, event, clientTime: clientTime, receivedAt: receivedAt, cascade: cascade)
         }.result
     }
 

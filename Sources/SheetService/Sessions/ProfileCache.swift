@@ -19,7 +19,7 @@ final class ProfileCache: Sendable {
         // "{…}" → "…": the members, so the store can write them inside its own braces.
         let rendered = members.takeBytes()
         profile = SessionProfile(
-            model: profile.model, clock: profile.clock,
+            model: profile.model, clock: profile.clock, parent: profile.parent,
             configurationMembers: rendered.count >= 2 ? Array(rendered.dropFirst().dropLast()) : [])
         let decoded = (profile, session)
         entries.withLock { table in

@@ -10,6 +10,11 @@ final class SessionBox: Sendable {
     let preset: PresetName
     /// The clock its events' times are on.
     let clock: SessionClock
+    /// The session it is stacked on (nil: a root sheet).
+    let parent: String?
+    /// Whether a session here named this one as its parent (`StackIndex`): only then does an
+    /// event ask whether it is covered, so a sheet alone pays one relaxed load for stacks.
+    let mayBeCovered = Atomic<Bool>(false)
     let record: Mutex<SessionRecord>
     /// Open frame streams: a watched session is not idle, so the sweeper leaves it.
     let openStreams = Atomic<Int>(0)
@@ -28,6 +33,7 @@ final class SessionBox: Sendable {
         self.id = id
         self.preset = record.profile.model.preset
         self.clock = record.profile.clock
+        self.parent = record.profile.parent
         self.token = token
         self.record = Mutex(record)
         self.touched = Atomic(now.bitPattern)

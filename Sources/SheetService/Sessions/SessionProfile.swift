@@ -6,6 +6,11 @@ import Synchronization
 final class SessionProfile: Sendable {
     let model: SheetModel
     let clock: SessionClock
+    /// The session it is stacked on (`StackRule`); nil: a root sheet.
+    let parent: String?
+    /// What the card's `RecedeLaw` draws, as the answers name it: its parent, the page behind
+    /// (a root with `backdrop`), or nothing.
+    let recedes: RecedeTarget?
     /// The layout revision of `model` (0: as created; each layout event adds 1).
     let revision: Int
     /// The snapshot's members that never change for this model (preset … detents), pre-rendered
@@ -20,9 +25,14 @@ final class SessionProfile: Sendable {
     /// model's layout and options.
     let configurationMembers: [UInt8]
 
-    init(model: SheetModel, clock: SessionClock, configurationMembers: [UInt8] = [], revision: Int = 0) {
+    init(
+        model: SheetModel, clock: SessionClock, parent: String? = nil, configurationMembers: [UInt8] = [],
+        revision: Int = 0
+    ) {
         self.model = model
         self.clock = clock
+        self.parent = parent
+        self.recedes = parent != nil ? .parent : (model.recede.backdrop ? .backdrop : nil)
         self.revision = revision
         let laws = ReplyJSON.lawMembers(model, revision: revision)
         self.lawMembers = laws
@@ -32,9 +42,18 @@ final class SessionProfile: Sendable {
 
     /// The profile of a model a layout event built: its configuration is the model's own layout
     /// and options.
-    convenience init(relaid model: SheetModel, clock: SessionClock, revision: Int) {
+    convenience init(relaid model: SheetModel, clock: SessionClock, parent: String?, revision: Int) {
         self.init(
-            model: model, clock: clock, configurationMembers: ReplyJSON.configurationMembers(model, clock: clock),
+            model: model, clock: clock, parent: parent,
+            configurationMembers: ReplyJSON.configurationMembers(model, clock: clock, parent: parent),
             revision: revision)
     }
+}
+
+/// What a card's `RecedeLaw` draws beneath it.
+enum RecedeTarget: Sendable {
+    /// The sheet it is stacked on: answers carry `parentTransform`.
+    case parent
+    /// The page behind a root sheet: answers carry `backdropTransform`.
+    case backdrop
 }

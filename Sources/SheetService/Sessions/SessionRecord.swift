@@ -38,7 +38,8 @@ struct SessionRecord: Sendable {
     /// toward detents the new model lacks are forgotten (a stored session names detents by index).
     mutating func followLayout() {
         guard sheet.model !== profile.model else { return }
-        profile = SessionProfile(relaid: sheet.model, clock: profile.clock, revision: sheet.layoutRevision)
+        profile = SessionProfile(
+            relaid: sheet.model, clock: profile.clock, parent: profile.parent, revision: sheet.layoutRevision)
         let model = sheet.model
         recent.removeAll { model.detent(named: $0.detent.name) == nil }
         for stream in streams { stream.follow(profile) }

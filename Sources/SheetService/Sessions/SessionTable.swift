@@ -18,6 +18,8 @@ final class SessionTable: Sendable {
     private let live = Atomic<Int>(0)
     /// Sessions at most.
     let capacity: Int
+    /// Which session is stacked on which, kept as sessions come and go.
+    let stacks = StackIndex()
 
     init(capacity: Int) {
         self.capacity = capacity
@@ -51,7 +53,7 @@ final class SessionTable: Sendable {
     /// Stores `box` under its id, replacing any session of that id; refuses a new id when the
     /// store is at capacity.
     func put(_ box: SessionBox) -> PutResult {
-        shard(box.id).withLock { table in
+        let result = shard(box.id).withLock { table -> PutResult in
             if let old = table[box.id] {
                 table[box.id] = box
                 return .replaced(old)
@@ -60,13 +62,16 @@ final class SessionTable: Sendable {
             table[box.id] = box
             return .created
         }
+        if case let .replaced(old) = result { left(old, replacedBy: box) }
+        if case .full = result {} else { arrived(box) }
+        return result
     }
 
     /// Stores `box` in place of `expected`, atomically: only if the session of its id is still
     /// `expected` (nil: only if there is none). nil when another request put or removed one first
     /// (a `PUT` authorised against `expected` must not overwrite what it was not authorised for).
     func put(_ box: SessionBox, replacing expected: SessionBox?) -> PutResult? {
-        shard(box.id).withLock { table in
+        let result = shard(box.id).withLock { table -> PutResult? in
             let old = table[box.id]
             guard old === expected else { return nil }
             if let old {
@@ -77,16 +82,43 @@ final class SessionTable: Sendable {
             table[box.id] = box
             return .created
         }
+        if case let .replaced(old)? = result { left(old, replacedBy: box) }
+        switch result {
+        case .created?, .replaced?: arrived(box)
+        case .full?, nil: break
+        }
+        return result
     }
 
     /// Stores `box` only if no session has its id yet (POST /sessions with a generated id).
     func insertNew(_ box: SessionBox) -> Bool? {
-        shard(box.id).withLock { table in
+        let inserted = shard(box.id).withLock { table -> Bool? in
             if table[box.id] != nil { return false }
             guard reservePlace() else { return nil }
             table[box.id] = box
             return true
         }
+        if inserted == true { arrived(box) }
+        return inserted
+    }
+
+    /// `box` is the session of its id now: a child is linked to its parent (which learns it may
+    /// be covered), and a box in place of a parent learns it is one.
+    private func arrived(_ box: SessionBox) {
+        if let parent = box.parent {
+            stacks.link(parent: parent, child: box.id)
+            get(parent)?.mayBeCovered.store(true, ordering: .relaxed)
+        }
+        if stacks.hasChild(box.id) { box.mayBeCovered.store(true, ordering: .relaxed) }
+    }
+
+    /// `box` is no longer the session of its id (`replacement`, if any, is): a child is unlinked
+    /// unless its replacement names the same parent.
+    private func left(_ box: SessionBox) { left(box, replacedBy: nil) }
+
+    private func left(_ box: SessionBox, replacedBy replacement: SessionBox?) {
+        guard let parent = box.parent, replacement?.parent != parent else { return }
+        stacks.unlink(parent: parent, child: box.id)
     }
 
     /// Counts one more live session unless that would pass the cap. Reserving before inserting
@@ -101,21 +133,25 @@ final class SessionTable: Sendable {
 
     /// Removes and returns the session `id`.
     func remove(_ id: String) -> SessionBox? {
-        shard(id).withLock { table in
+        let removed = shard(id).withLock { table -> SessionBox? in
             guard let box = table.removeValue(forKey: id) else { return nil }
             live.wrappingSubtract(1, ordering: .relaxed)
             return box
         }
+        if let removed { left(removed) }
+        return removed
     }
 
     /// Removes `box` if it is still the session under its id (not one that replaced it since).
     func remove(_ box: SessionBox) -> Bool {
-        shard(box.id).withLock { table in
+        let removed = shard(box.id).withLock { table in
             guard table[box.id] === box else { return false }
             table.removeValue(forKey: box.id)
             live.wrappingSubtract(1, ordering: .relaxed)
             return true
         }
+        if removed { left(box) }
+        return removed
     }
 
     /// Removes every session last used before `cutoff` (server seconds) and returns them.
@@ -134,6 +170,7 @@ final class SessionTable: Sendable {
                 }
             }
         }
+        for box in evicted { left(box) }
         return evicted
     }
 

@@ -168,8 +168,8 @@ enum ArchiveCodec {
             sheet.layoutRevision == 0
             ? profile
             : SessionProfile(
-                model: model, clock: profile.clock, configurationMembers: profile.configurationMembers,
-                revision: sheet.layoutRevision)
+                model: model, clock: profile.clock, parent: profile.parent,
+                configurationMembers: profile.configurationMembers, revision: sheet.layoutRevision)
         var record = SessionRecord(sheet: sheet, profile: current)
         guard let recent = json["recent"]?.array, recent.count <= SessionRecord.recentLimit else {
             throw ArchiveMismatch(reason: "recent must be an array of at most \(SessionRecord.recentLimit)")

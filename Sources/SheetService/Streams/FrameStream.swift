@@ -104,8 +104,9 @@ final class FrameStream: Sendable {
     }
 
     private func frameEvent(_ a: Animation, _ k: Int) -> [UInt8] {
-        Self.event("frame", id: "\(a.id):\(k)") { w in
-            ReplyJSON.frame(animation: a.id, index: k, a.frame(k, fps: fps), into: &w)
+        let profile = self.profile.withLock { $0 }
+        return Self.event("frame", id: "\(a.id):\(k)") { w in
+            ReplyJSON.frame(animation: a.id, index: k, a.frame(k, fps: fps), profile: profile, into: &w)
         }
     }
 
