@@ -134,6 +134,24 @@ def main() -> int:
         assert ended["animation"]["to"] == 797, ended
         n += 3
 
+        # The stack: the child covers its parent, which recedes by the child's law; a drag on the
+        # covered parent is refused; the cascade closes both.
+        stack = curls("stack-session")
+        if len(stack) != 5:
+            fail("the stack is not 5 commands")
+        for line in stack[:3]:
+            answer = json.loads(run(line, port))
+        assert answer["coveredBy"] == "cart~pay", answer
+        assert answer["transform"] == {"scale": 0.94, "lift": 10, "cornerRadius": 10, "alpha": 0.2}, answer
+        assert "backdropTransform" in answer, answer
+        refused = subprocess.run(
+            stack[3].replace("localhost:8080", f"127.0.0.1:{port}").replace("curl ", "curl -sS -m 30 ", 1),
+            shell=True, capture_output=True, text=True, check=True)
+        assert json.loads(refused.stdout)["code"] == "covered", refused.stdout
+        closed = json.loads(run(stack[4], port))
+        assert closed["cascade"] == ["cart~pay"] and closed["snap"]["detent"] == "hidden", closed
+        n += 5
+
         # The streaming block: its first line runs in the background, the others drive it. A person
         # types it seconds after the curl session's dismiss, when that animation has played out; a
         # `once` stream opened while it still plays would print the dismiss instead of the show.
