@@ -197,7 +197,8 @@ func stackedTransform(_ row: StackCheck) throws {
     if let recede = row.recede {
         let members = recede.dropFirst().dropLast().split(separator: ",").map { pair in
             let kv = pair.split(separator: ":")
-            let key = kv[0].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            let key = kv[0].trimmingCharacters(in: .whitespaces).trimmingCharacters(
+                in: CharacterSet(charactersIn: "\""))
             return (key, OptionValue.number(Double(kv[1].trimmingCharacters(in: .whitespaces))!))
         }
         options.append(("recede", .object(members)))

@@ -125,15 +125,25 @@ extension ServiceIntegration.StackTests {
         #expect(try c.get("/sessions/s9").status == 404)
     }
 
-    /// `/simulate` runs one card alone.
-    @Test func simulateTakesNoParent() throws {
+    /// `/simulate` runs one card alone: a parent is not looked up, and every frame draws it by
+    /// the card's law, as a stacked card's frames do.
+    @Test func simulateDrawsTheParentFromEachFrame() throws {
         let c = try InProcessService()
-        let p = expectProblem(
-            try c.request(
-                "POST", "/simulate",
-                json: #"{"config": {"preset": "fluid", "parent": "a"}, "events": [{"type": "show", "time": 0}]}"#),
-            status: 400, code: "invalid-value")
-        #expect(p["field"] as? String == "config.parent")
+        let r = try c.request(
+            "POST", "/simulate",
+            json:
+                #"{"config": {"preset": "fluid", "parent": "a"}, "events": [{"type": "show", "detent": "full", "time": 0}], "fps": 30}"#
+        )
+        #expect(r.status == 200, "\(r.text)")
+        let body = try JSONReader.parse(r.body)
+        let frames = try #require(body["frames"]?.array)
+        let law = RecedeLaw.standard(ProgressScale(low: 797, top: 18))
+        for f in frames {
+            let t = law.transform(at: try #require(f["constant"]?.double))
+            let sent = ["scale", "lift", "cornerRadius", "alpha"].compactMap { f["parentTransform"]?[$0]?.double }
+            #expect(sent == [t.scale, t.lift, t.cornerRadius, t.alpha], "\(f)")
+        }
+        #expect(frames.count > 2)
     }
 
     /// Every event a covered sheet refuses, and the one it takes (a layout change); after the

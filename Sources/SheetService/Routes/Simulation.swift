@@ -14,12 +14,6 @@ enum Simulation {
         }
         var f = try FieldReader(json)
         let (profile, start) = try Decode.configuration(f.take("config"), path: "config")
-        if profile.parent != nil {
-            throw Problem.invalid(
-                "invalid-value",
-                "config.parent: /simulate runs one card alone; a stack's sheets are sessions (PUT /sessions/{id} with parent)",
-                field: "config.parent")
-        }
         let fpsValue = try f.number("fps", limit: 240) ?? 60
         guard fpsValue >= 1, fpsValue == fpsValue.rounded() else {
             throw Problem.invalid("invalid-value", "fps must be an integer from 1 to 240", field: "fps")
