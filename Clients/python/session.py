@@ -60,7 +60,7 @@ def run(base: str) -> tuple[int, int]:
     from sheetd_client import Client
     from sheetd_client.api.frames import stream_frames
     from sheetd_client.api.meta import metrics, openapi
-    from sheetd_client.api.sessions import create_session, delete_session, get_session, pan, show
+    from sheetd_client.api.sessions import create_session, delete_session, dismiss, get_session, pan, put_session, show
     from sheetd_client.api.simulate import simulate
     from sheetd_client import models as m
 
@@ -197,6 +197,30 @@ def run(base: str) -> tuple[int, int]:
         check(moved is not None and moved.constant == drawer.constant + 40, "edge: the drawer follows the axis",
               repr(moved)[:200])
         check(delete_session.sync_detailed(drawer.id, client=client).status_code == 204, "edge: deleted")
+
+    # A stack: a root whose page recedes (`recede.backdrop`) and a sheet over it; the covered root
+    # says so with its transform, refuses a drag (409), and a cascading dismiss closes both.
+    root = typed("stack: root snapshot", put_session.sync_detailed("py-root", client=client, body=m.FluidConfig(
+        preset=m.FluidConfigPreset.FLUID, options=m.FluidOptions(recede=m.FluidOptionsRecede(backdrop=True)),
+        initial_detent="half")), 201)
+    child = typed("stack: child snapshot", put_session.sync_detailed("py-root~pay", client=client, body=m.FluidConfig(
+        preset=m.FluidConfigPreset.FLUID, parent="py-root", initial_detent="full")), 201)
+    if root is not None and child is not None:
+        check(isinstance(root.backdrop_transform, m.SheetTransform) and child.parent == "py-root"
+              and child.parent_transform.scale == 0.94 and isinstance(child.recede_law, m.RecedeLaw),
+              "stack: the child's law and transform, the root's backdrop", repr(child)[:300])
+        covered = typed("stack: covered root", get_session.sync_detailed("py-root", client=client))
+        check(covered is not None and covered.covered_by == "py-root~pay" and covered.transform.lift == 10,
+              "stack: the root is covered and drawn by the child's law", repr(covered)[:300])
+        refused = pan.sync_detailed("py-root", client=client, body=m.PanEvent(phase=m.PanPhase.BEGAN))
+        check(refused.status_code == 409 and isinstance(refused.parsed, m.Problem) and refused.parsed.code == "covered",
+              "stack: a drag on the covered root is a typed 409 covered", repr(refused.parsed)[:200])
+        closed = typed("stack: cascade result", dismiss.sync_detailed("py-root", client=client,
+                                                                     body=m.DismissRequest(cascade=True)))
+        check(closed is not None and closed.cascade == ["py-root~pay"], "stack: the cascade closes both",
+              repr(closed)[:300])
+        for sid in ("py-root~pay", "py-root"):
+            check(delete_session.sync_detailed(sid, client=client).status_code == 204, f"stack: {sid} deleted")
 
     simulated = typed("simulate response", simulate.sync_detailed(client=client, body=m.SimulateRequest(
         config=m.FacebookConfig(preset=m.FacebookConfigPreset.FACEBOOK, initial_detent="normal"),

@@ -1,14 +1,14 @@
 extension Fluid {
-    /// The `recede` option: absent or null, the standard recession; else an object of any of
+    /// The `recede` option: absent, the standard recession; else an object of any of
     /// scale (0, 1], lift and cornerRadius (points, [0, 1000]), alpha [0, 1] and backdrop
     /// (whether a root sheet recedes the page behind), the others at their defaults.
     static func recede(_ value: OptionValue?, progress: ProgressScale) throws(ConfigurationError) -> RecedeLaw {
-        guard let value, value != .null else { return .standard(progress) }
+        guard let value else { return .standard(progress) }
         guard case let .object(members) = value else {
             throw .invalidOption(
                 field: "options.recede",
                 reason:
-                    "expected {\"scale\": s, \"lift\": pt, \"cornerRadius\": pt, \"alpha\": a, \"backdrop\": bool} or null, got \(value.typeName)"
+                    "expected {\"scale\": s, \"lift\": pt, \"cornerRadius\": pt, \"alpha\": a, \"backdrop\": bool}, got \(value.typeName)"
             )
         }
         var reader = OptionReader(members, prefix: "options.recede", preset: .fluid)

@@ -68,8 +68,8 @@ enum Fluid: Preset {
                 "the detent up through which the page behind takes input (at it and below), whatever the dimmer; null: modal while on screen"
             ),
             OptionInfo(
-                "recede", "object|null", RecedeLaw.standard(ProgressScale(low: 1, top: 0)).option,
-                "what the card does to the sheet it is stacked on (its parent) at its top-most detent, in proportion to its progress: {\"scale\": (0, 1], \"lift\": pt, \"cornerRadius\": pt, \"alpha\": shade [0, 1], \"backdrop\": a root sheet recedes the page behind too}; null: these defaults"
+                "recede", "object", RecedeLaw.standard(ProgressScale(low: 1, top: 0)).option,
+                "what the card does to the sheet it is stacked on (its parent) at its top-most detent, in proportion to its progress: {\"scale\": (0, 1], \"lift\": pt, \"cornerRadius\": pt, \"alpha\": shade [0, 1], \"backdrop\": a root sheet recedes the page behind too}; members not sent take these defaults"
             ),
             OptionInfo(
                 "edge", "string", .string("bottom"),

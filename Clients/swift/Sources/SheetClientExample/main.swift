@@ -410,6 +410,46 @@ if case .fluid(let s) = drawer, let id = s.value1.id {
     _ = try await client.deleteSession(path: .init(id: id)).noContent
 }
 
+// A stack: a root whose page recedes (`recede.backdrop`) and a sheet over it; the covered root says
+// so with its transform, refuses a drag (a typed 409), and a cascading dismiss closes both.
+let stackRoot = try await client.putSession(
+    path: .init(id: "sw-root"),
+    body: .json(.fluid(.init(preset: .fluid, options: .init(recede: .init(backdrop: true)), initialDetent: "half")))
+).created.body.json
+try await roundTrip("stack: root snapshot", stackRoot, operation: "putSession")
+let stackChild = try await client.putSession(
+    path: .init(id: "sw-root~pay"),
+    body: .json(.fluid(.init(preset: .fluid, initialDetent: "full", parent: "sw-root")))
+).created.body.json
+try await roundTrip("stack: child snapshot", stackChild, operation: "putSession")
+if case .fluid(let root) = stackRoot, case .fluid(let child) = stackChild {
+    await report.check(
+        root.value1.backdropTransform != nil && child.value1.parent == "sw-root"
+            && child.value1.parentTransform?.scale == 0.94 && child.value1.recedeLaw.backdrop == false,
+        "stack: the child's law and transform, the root's backdrop", "\(child.value1)")
+}
+let covered = try await client.getSession(path: .init(id: "sw-root")).ok.body.json
+try await roundTrip("stack: covered root", covered, operation: "getSession")
+if case .fluid(let s) = covered {
+    await report.check(
+        s.value1.coveredBy == "sw-root~pay" && s.value1.transform?.lift == 10,
+        "stack: the root is covered and drawn by the child's law", "\(s.value1)")
+}
+if case .conflict(let refused) = try await client.pan(
+    path: .init(id: "sw-root"), body: .json(.PanEvent(.init(phase: .began))))
+{
+    let problem = try refused.body.applicationProblemJson
+    await report.check(
+        problem.code == "covered", "stack: a drag on the covered root is a typed 409 covered", "\(problem)")
+} else {
+    await report.check(false, "stack: a drag on the covered root is a typed 409 covered", "not a 409")
+}
+let closed = try await client.dismiss(path: .init(id: "sw-root"), body: .json(.init(cascade: true))).ok.body.json
+try await roundTrip("stack: cascade result", closed, operation: "dismiss")
+await report.check(closed.cascade == ["sw-root~pay"], "stack: the cascade closes both", "\(closed)")
+_ = try await client.deleteSession(path: .init(id: "sw-root~pay")).noContent
+_ = try await client.deleteSession(path: .init(id: "sw-root")).noContent
+
 // A simulation: the typed events (one schema per type), its results and final snapshot.
 let simulated = try await client.simulate(
     body: .json(
