@@ -102,6 +102,11 @@ check(ring and min(ring) >= 0.6 * sum(ring) / k and max(ring) <= 1.4 * sum(ring)
       f"the ring's shares, {sum(ring)} sessions with random ids: {ring} "
       f"({', '.join(f'{x / sum(ring):.1%}' for x in ring) if ring else '-'}; each within 40% of a fair share)")
 
+stacks = open(os.path.join(out, "stacks.txt")).read() if os.path.exists(os.path.join(out, "stacks.txt")) else ""
+together = re.search(r"stacks: (\d+) of (\d+) together", stacks)
+check(together and together.group(1) == together.group(2) and int(together.group(2)) > 0,
+      f"stacks through {proxy}: {together.group(0) if together else 'not run'} (a sheet named ROOT~NAME lands where its root does)")
+
 report = [f"# cluster: {k} sheetd behind {proxy}", "",
           f"| instance | sessions created | requests | 2xx | 4xx | 5xx |", "| --- | --- | --- | --- | --- | --- |"]
 for n in range(k):
