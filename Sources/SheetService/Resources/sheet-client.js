@@ -133,6 +133,7 @@
  * @property {SheetTransform} [backdropTransform]  a root card with `recedeLaw.backdrop`: for the page behind
  * @property {string[]} [cascade]  a dismiss with `cascade`: the open cards stacked on this one it closed with it, top-most first
  * @property {RecedeLaw} [recedeLaw]  with the laws
+ * @property {boolean} [reducedMotion]  after a layout event: present (true) while the session is under reduced motion
  * @property {number} time
  * @property {DragSegment} [drag]   on `began` (and where a new segment starts)
  * @property {DragLaw} [dragLaw]    with `drag`
@@ -1819,6 +1820,17 @@ export class SheetSession {
     }
 
     /**
+     * A layout event's answer says whether the session is under reduced motion now (`reducedMotion`
+     * present and true, or absent): the snapshot follows, and with it `_jump` (no blend then).
+     * @param {Result} r
+     */
+    _reducedMotionAnswered(r) {
+        if (r.geometry === undefined || (r.revision !== undefined && r.revision < this.revision)) return;
+        if (r.reducedMotion) this.snapshot = { ...this.snapshot, reducedMotion: true };
+        else if (this.snapshot.reducedMotion) this.snapshot = { ...this.snapshot, reducedMotion: undefined };
+    }
+
+    /**
      * This card was closed by a cascade from a card beneath it, at `time` (client clock): it holds
      * where it is drawn, then plays the dismiss animation sheetd started for it (its snapshot's, in
      * closed form).
@@ -1942,6 +1954,7 @@ export class SheetSession {
      * @param {number} time
      */
     _jump(before, time) {
+        if (this.snapshot.reducedMotion) return; // reduced motion: a jump is drawn as one
         const after = this._motionAt(time);
         const dc = before.constant - after.constant;
         if (Math.abs(dc) < 1e-6 && Math.abs(before.dimmerAlpha - after.dimmerAlpha) < 1e-9) return;
@@ -2338,6 +2351,7 @@ export class SheetSession {
      */
     _answered(r, job) {
         this._stackAnswered(r, job);
+        this._reducedMotionAnswered(r);
         const events = job.events;
         const records = job.records;
         const lastEvent = events[events.length - 1];
