@@ -672,7 +672,7 @@ def stacks_page(driver, cdp):
       compares every `parentTransform` and `backdropTransform` of the answers and their frames with
       the law evaluated on the constants they belong to, exactly)."""
     js = driver.execute_script
-    started = time.monotonic()
+    began = time.monotonic()
     driver.get_log("browser")  # the edges page's lines are behind us
     driver.get(f"{API}stacks.html")
     if not check("stacks page: loads, both stacks created", wait_for(lambda: js("return document.body.dataset.ready === '1'"), 60)):
@@ -881,7 +881,7 @@ def stacks_page(driver, cdp):
                   and (name == "drawer" or (stats.get("predictions", 0) > 0 and stats.get("releases") == 1 and stats.get("transforms", 0) > 0)),
                   counters(stats))
     print(f"stacks page: {figures['gestures']} pointer gestures; {figures['compared']} transforms the page drew compared with the law here, "
-          f"{figures['transforms']} of sheetd's (answers and frames) by sheet-client.js; {time.monotonic() - started:.1f} s", flush=True)
+          f"{figures['transforms']} of sheetd's (answers and frames) by sheet-client.js; {time.monotonic() - began:.1f} s", flush=True)
     # sheetd's refusals of the covered message are 409 answers, which Chromium logs as failed loads
     errors = [e for e in console_errors(driver) if "status of 409" not in e["message"]]
     check("stacks page: no console errors (but the 409s of the covered message)", not errors, "; ".join(e["message"] for e in errors)[:300])
