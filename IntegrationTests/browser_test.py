@@ -903,7 +903,7 @@ def layout_page(rtts=(0, 200)):
     def idle(timeout=30):
         return wait_for(lambda: js("return window.layoutDemo.idle()"), timeout)
 
-    def moved(action, timeout):
+    def after_layout(action, timeout):
         """Does `action` (a keyboard brought up or sent away) and waits for the layout change it makes
         to be sent and the page idle again (observeLayout may send it on the next animation frame:
         idle alone can hold before it leaves)."""
@@ -1020,7 +1020,7 @@ def layout_page(rtts=(0, 200)):
             c0 = card()
             half = server(c0["session"])["detents"]["half"]
             # a real text field: focus brings the keyboard up
-            up = moved(lambda: driver.find_element(By.ID, "field").click(), slow) and card()
+            up = after_layout(lambda: driver.find_element(By.ID, "field").click(), slow) and card()
             snap_up = server(c0["session"])
             check(f"{label}: keyboard up under lift: the card at half sits exactly the inset higher",
                   up and up["constant"] == half - KEYBOARD_PT and abs(up["top"] - up["expected"]) < 0.01
@@ -1028,7 +1028,7 @@ def layout_page(rtts=(0, 200)):
                   and snap_up["keyboardInset"] == KEYBOARD_PT,
                   f"half {half} → drawn {up and up['constant']} (top {up and round(up['top'], 2)} px, expected {up and round(up['expected'], 2)}); "
                   f"sheetd {snap_up['detent']} {snap_up['final']}, inset {snap_up.get('keyboardInset')}")
-            down = moved(lambda: js("document.activeElement.blur()"), slow) and card()  # blur: the keyboard goes
+            down = after_layout(lambda: js("document.activeElement.blur()"), slow) and card()  # blur: the keyboard goes
             snap_down = server(c0["session"])
             check(f"{label}: on blur the card returns to half",
                   down and down["constant"] == half and abs(down["top"] - down["expected"]) < 0.01
@@ -1039,8 +1039,8 @@ def layout_page(rtts=(0, 200)):
 
             # -- extend: to the top-most and back to the detent it left
             reset(policy="extend", mode="fixed", detent="half")
-            up = moved(lambda: driver.find_element(By.ID, "field").click(), slow) and card()
-            down = moved(lambda: js("document.activeElement.blur()"), slow) and card()
+            up = after_layout(lambda: driver.find_element(By.ID, "field").click(), slow) and card()
+            down = after_layout(lambda: js("document.activeElement.blur()"), slow) and card()
             stats = card()["stats"]
             check(f"{label}: keyboard under extend: to full and back to half, zero mismatches",
                   up and down and up["constant"] == 18 and down["constant"] == half and clean(stats) and stats.get("layouts") == 2,
