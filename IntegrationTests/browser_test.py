@@ -19,8 +19,11 @@ a list whose fling hands its momentum to the card and takes the card's, both way
 +200 ms, and the edges page (GET /edges.html: a top sheet, a left and a right drawer land where the
 bottom sheet lands under the same gestures mirrored; a non-modal map sheet lets a click through to
 the page behind up through its detent and not above; under prefers-reduced-motion a release
-jumps), each in one browser of its own, with pointer input from CDP events carrying explicit
-timestamps and zero prediction mismatches.
+jumps), each in one browser of its own, and in the edges page's browser the stacks page (GET
+/stacks.html: a parent drawn by its child's recede law at the child's drawn constant while the
+child is dragged, the page behind receding, a covered parent refusing a drag, a cascade closing a
+stack at one instant, a left-drawer stack receding along x, reduced motion), with pointer input
+from CDP events carrying explicit timestamps and zero prediction mismatches.
 """
 
 import functools
@@ -611,9 +614,277 @@ def edges_page():
             driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "no-preference"}]})
         errors = console_errors(driver)
         check("edges page: no console errors", not errors, "; ".join(e["message"] for e in errors)[:300])
+        # the stacks page, in this browser (no start-up of its own)
+        stacks_page(driver, cdp)
     finally:
         cdp.close()
         driver.quit()
+
+
+def recede_law(law, progress, c):
+    """openapi.yaml's RecedeLaw at the constant c, each step the double operation it writes (so the
+    values are sheetd's, and sheet-client.js's, bit for bit)."""
+    span = progress["low"] - progress["top"]
+    p = min(max(1.0 if abs(span) < 1e-9 else (progress["low"] - c) / span, 0.0), 1.0)
+    return {"scale": 1 + (law["scale"] - 1) * p, "lift": law["lift"] * p, "cornerRadius": law["cornerRadius"] * p, "alpha": law["alpha"] * p}
+
+
+# A receding surface's CSS per the edge its thing comes from: the lift's direction (x, y) and the
+# transform origin as fractions of its box (centre across the axis, far edge along it).
+RECEDE_CSS = {"bottom": ((0, -1), (0.5, 0.0)), "left": ((1, 0), (1.0, 0.5))}
+
+
+def recede_css_error(css, t, edge, k, radius=0.0):
+    """How far a surface's computed style is from the transform `t` drawn on it (`recedeStyle`), in
+    px: the matrix's translation, the transform origin and the corners' radius; the matrix's scale
+    and the shade's opacity (CSS gives them to 6 significant digits) count 1e-3 for each 1e-5 off.
+    None where the style cannot be read."""
+    found = re.fullmatch(r"matrix\(([^)]*)\)", css["transform"] or "")
+    origin = [float(v[:-2]) for v in (css["origin"] or "").split()[:2] if v.endswith("px")]
+    if not found or len(origin) != 2:
+        return None
+    a, b, c, d, e, f = (float(v) for v in found.group(1).split(","))
+    (dx, dy), (ox, oy) = RECEDE_CSS[edge]
+    lift = t["lift"] * k
+    radius_px = max(radius, t["cornerRadius"]) * k
+    return max(abs(a - t["scale"]) / 1e-5 * 1e-3, abs(d - t["scale"]) / 1e-5 * 1e-3, abs(b), abs(c),
+               abs(e - dx * lift), abs(f - dy * lift), abs(origin[0] - ox * css["width"]), abs(origin[1] - oy * css["height"]),
+               *(abs(float(r[:-2]) - radius_px) for r in css["radius"]),
+               abs((css["shade"] if css["shade"] is not None else t["alpha"]) - t["alpha"]) / 1e-5 * 1e-3)
+
+
+def stacks_page(driver, cdp):
+    """GET /stacks.html (two stacks of fluid sessions, the child of each created with `parent`), in
+    the edges page's browser, with pointer input from CDP events carrying explicit timestamps:
+    - bottom stack: the details opened from a button in the message; dragged down with the mouse
+      (held there, then released to tip), the message's surface is drawn by the details' recede law
+      at the constant drawn for the pointer (what the page applied equals the law evaluated here,
+      bit for bit; its computed transform, origin, corners and shade say the same), and the page
+      behind recedes with the message (`backdrop`); the covered message, dragged, moves not at all
+      and the page hears sheetd's 409 `covered`; an arrow key steps the details up (announced);
+      "Close all" closes both with one `cascade` dismiss, their animations from one instant, both
+      drawn hidden and nothing receded any more;
+    - side stack: the filters (a left drawer on a left drawer) dragged toward closing: the drawer
+      beneath recedes along x, away from its edge, by the law at the drawn constant; then under
+      prefers-reduced-motion (sent live, a layout event) an arrow key and a cascade each jump (no
+      intermediate constant drawn);
+    - zero prediction mismatches on every card: drags, releases, transforms (sheet-client.js
+      compares every `parentTransform` and `backdropTransform` of the answers and their frames with
+      the law evaluated on the constants they belong to, exactly)."""
+    js = driver.execute_script
+    began = time.monotonic()
+    driver.get_log("browser")  # the edges page's lines are behind us
+    driver.get(f"{API}stacks.html")
+    if not check("stacks page: loads, both stacks created", wait_for(lambda: js("return document.body.dataset.ready === '1'"), 60)):
+        return
+    k = js("return stacksDemo.K")
+    # pointer gestures made; transforms the page drew compared with the law here; sheetd's compared by sheet-client.js
+    figures = {"gestures": 0, "compared": 0, "transforms": 0}
+
+    def reset(stack):
+        driver.set_script_timeout(60)
+        error = driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "stacksDemo.reset(arguments[0]).then((ok) => done(ok ? null : 'not idle'), (e) => done(String(e)));", stack)
+        return check(f"stacks page: {stack} stack: new sessions, at rest", not error, error or "")
+
+    def card(name):
+        return js("return stacksDemo.card(arguments[0])", name)
+
+    def idle(stack):
+        return wait_for(lambda: js("return stacksDemo.idle(arguments[0])", stack), 30)
+
+    def server(session):
+        """sheetd's snapshot, with where its card comes to rest (on the client clock sheetd's time is
+        the last event's: a card still animating there rests at its animation's end)."""
+        snap = get_json(f"sessions/{urllib.parse.quote(session, safe='')}")
+        snap["final"] = snap["animation"]["to"] if snap.get("animation") else snap["constant"]
+        return snap
+
+    def drawn_by_law(child, parent, law_snap):
+        """Whether the child's recession as the page drew it is the law at the child's drawn constant,
+        bit for bit, and the parent's surface shows it (computed style); with the details."""
+        expected = recede_law(law_snap["recedeLaw"], law_snap["dragLaw"]["progress"], child["constant"])
+        got = (child["recession"] or {}).get("parent")
+        err = recede_css_error(parent["css"], expected, parent["edge"], k, radius=16)
+        figures["compared"] += 1
+        ok = got == expected and child["recession"]["constant"] == child["constant"] and err is not None and err <= 1e-3
+        return ok, f"child drawn at {child['constant']}: law {expected}, page drew {got}; parent {parent['css']['transform']} origin {parent['css']['origin']} (css off by {err})"
+
+    def press_and_move(name, along):
+        """Mouse down 20 px inside the card's leading edge and `along` px toward closing in 8 moves at
+        120 Hz (CDP events with explicit timestamps); the button stays down. Returns the position
+        and the last move's timestamp."""
+        x, y = js("return stacksDemo.grabPoint(arguments[0])", name)
+        dx, dy = (-along, 0) if card(name)["edge"] == "left" else (0, along)
+        cdp.wait([cdp.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y, "buttons": 0})])
+        events = [(0.0, "Input.dispatchMouseEvent", {"type": "mousePressed", "x": x, "y": y, "button": "left", "buttons": 1, "clickCount": 1}, y)]
+        for i in range(1, 9):
+            events.append((i / latency.HZ, "Input.dispatchMouseEvent",
+                           {"type": "mouseMoved", "x": x + dx * i / 8, "y": y + dy * i / 8, "button": "left", "buttons": 1}, y))
+        sent, _, _ = latency.perform(cdp, events, paced=True)
+        figures["gestures"] += 1
+        return x + dx, y + dy, sent[-1]
+
+    def release(x, y, last):
+        """The button up at (x, y), at least 0.25 s after the last move (no sample in sheetd's 0.1 s
+        window: velocity 0, the release is decided by position on any machine)."""
+        due = max(0.0, last + 0.25 - (time.time() + 0.03))
+        latency.perform(cdp, [(due, "Input.dispatchMouseEvent", {"type": "mouseReleased", "x": x, "y": y, "button": "left", "buttons": 0, "clickCount": 1}, y)])
+
+    def held(name, along):
+        """Waits until the page drew the card under the pointer held `along` px from its start, every
+        event answered; returns the card."""
+        return wait_for(lambda: (lambda c: c if c["dragging"] and c["motion"] == "drag" and c["netIdle"]
+                                 and c["translation"] is not None and abs(c["translation"] - along / k) < 0.006 else None)(card(name)), 30)
+
+    def clean(stats):
+        return (stats.get("mismatches") == 0 and stats.get("releaseMismatches") == 0 and stats.get("transformMismatches") == 0
+                and stats.get("maxInFlight", 0) <= 1 and stats.get("eventsSent") == stats.get("samples"))
+
+    def counters(stats):
+        keys = ("predictions", "mismatches", "releases", "releaseMismatches", "transforms", "transformMismatches", "eventsSent", "samples")
+        return ", ".join(f"{key} {stats.get(key)}" for key in keys)
+
+    # ---- the bottom stack: the message (the page behind recedes with it), the details on it
+    if reset("bottom"):
+        root, child = card("message"), card("details")
+        rsnap = server(root["session"])
+        back = js("return stacksDemo.backdrop()")
+        page_law = recede_law(rsnap["recedeLaw"], rsnap["dragLaw"]["progress"], rsnap["constant"])
+        err = recede_css_error(back, page_law, "bottom", k)
+        check("stacks page: the page behind recedes with the message (its law's backdrop), as sheetd says",
+              rsnap["recedeLaw"]["backdrop"] and rsnap.get("backdropTransform") == page_law and page_law["scale"] < 1
+              and (root["recession"] or {}).get("backdrop") == page_law and err is not None and err <= 1e-3,
+              f"message at {rsnap['detent']} {rsnap['constant']}: {page_law}; page {back['transform']} origin {back['origin']} corners {back['radius']} (css off by {err})")
+        driver.find_element(By.ID, "open-details").click()
+        idle("bottom")
+        child, root = card("details"), card("message")
+        csnap = server(child["session"])
+        ok, detail = drawn_by_law(child, root, csnap)
+        check("stacks page: the details open from the message's button; the message recedes by their law",
+              ok and csnap["parent"] == root["session"] and csnap["final"] == csnap["detents"]["full"] and child["constant"] == csnap["final"]
+              and csnap["parentTransform"] == recede_law(csnap["recedeLaw"], csnap["dragLaw"]["progress"], csnap["constant"]), detail)
+
+        # dragged down 600 px, held: the message recedes less, by the law at the constant drawn for the pointer
+        x, y, last = press_and_move("details", 600)
+        child = held("details", 600)
+        root = card("message")
+        if check("stacks page: details dragged 600 px down with the mouse, held", bool(child), str(card("details"))):
+            ok, detail = drawn_by_law(child, root, csnap)
+            check("stacks page: while the details are dragged the message is drawn by their law at the constant drawn",
+                  ok and child["constant"] == csnap["detents"]["full"] + child["translation"] and root["constant"] == rsnap["constant"], detail)
+        release(x, y, last)
+        idle("bottom")
+        child, root = card("details"), card("message")
+        csnap = server(child["session"])
+        ok, detail = drawn_by_law(child, root, csnap)
+        check("stacks page: released, the details rest at tip, the message drawn by the law there",
+              ok and csnap["detent"] == "tip" and child["constant"] == csnap["final"] == csnap["detents"]["tip"], detail)
+
+        # the covered message, dragged down (at tip the details leave the page behind them interactive)
+        js("stacksDemo.record('message')")
+        x, y = js("return stacksDemo.grabPoint('message')")
+        pointer_gesture(cdp, "mouse", x, y, 0, 150, 8 / latency.HZ, 0.25)
+        figures["gestures"] += 1
+        refused = wait_for(lambda: js("return stacksDemo.idle('bottom') && stacksDemo.covered().length > 0 ? stacksDemo.covered() : null"), 30) or []
+        drawn = js("return stacksDemo.recorded('message')")
+        rsnap2 = server(root["session"])
+        stats = card("message")["stats"]
+        check("stacks page: the covered message refuses a drag: the page hears 409 covered, the message does not move",
+              refused and all(r["card"] == "message" and r["coveredBy"] == child["session"] for r in refused)
+              and drawn and all(c == rsnap["constant"] for c in drawn) and rsnap2["detent"] == rsnap["detent"] and rsnap2["constant"] == rsnap["constant"]
+              and rsnap2.get("coveredBy") == child["session"] and stats.get("predictions") == 0 and stats.get("releases") == 0,
+              f"refusals {[(r['coveredBy'], r['phases']) for r in refused]}; message drawn at {sorted(set(drawn))} over {len(drawn)} frames "
+              f"and events; sheetd: {rsnap2['detent']} {rsnap2['constant']}, coveredBy {rsnap2.get('coveredBy')}; {counters(stats)}")
+
+        # the keyboard: an arrow on the details' handle steps them up to half, announced
+        driver.execute_script("stacksDemo.cards.details.grabber.focus()")
+        ActionChains(driver).send_keys(Keys.ARROW_UP).perform()
+        said = wait_for(lambda: js("return stacksDemo.idle('bottom') && stacksDemo.announced().length > 0 ? stacksDemo.announced() : null"), 30) or []
+        child, root = card("details"), card("message")
+        ok, detail = drawn_by_law(child, root, csnap)
+        check("stacks page: ArrowUp on the details' handle steps them to half (announced), the message drawn by the law there",
+              ok and said[-1:] == ["the details: Expanded to half, 2 of 3"] and child["constant"] == csnap["detents"]["half"], f"said {said}; {detail}")
+
+        # close all: one dismiss with cascade; both animations from one instant, both drawn hidden
+        driver.find_element(By.ID, "close-all").click()
+        closed = wait_for(lambda: js("return stacksDemo.idle('bottom') && stacksDemo.lastCascade()"), 30)
+        child, root = card("details"), card("message")
+        rsnap, csnap = server(root["session"]), server(child["session"])
+        back = js("return stacksDemo.backdrop()")
+        identity = {"scale": 1, "lift": 0, "cornerRadius": 0, "alpha": 0}
+        started = [closed and (closed["animation"] or {}).get("startTime"), (rsnap.get("animation") or {}).get("startTime"), (csnap.get("animation") or {}).get("startTime")]
+        check("stacks page: Close all dismisses the stack with one cascade: both close from one instant and are drawn hidden, nothing recedes",
+              bool(closed) and closed["cascade"] == [child["session"]] and started[0] is not None and len(set(started)) == 1
+              and rsnap["final"] == rsnap["detents"]["hidden"] == root["constant"] and csnap["final"] == csnap["detents"]["hidden"] == child["constant"]
+              and not root["open"] and not child["open"] and child["recession"]["parent"] == identity and root["recession"]["backdrop"] == identity
+              and root["css"]["transform"] in ("none", "matrix(1, 0, 0, 1, 0, 0)") and back["transform"] in ("none", "matrix(1, 0, 0, 1, 0, 0)"),
+              f"cascade {closed and closed['cascade']}; started at {started}; message {root['constant']} (sheetd {rsnap['final']}), "
+              f"details {child['constant']} (sheetd {csnap['final']}); message surface {root['css']['transform']}, page {back['transform']}")
+        for name in ("message", "details"):
+            stats = card(name)["stats"]
+            figures["transforms"] += stats.get("transforms", 0)
+            check(f"stacks page: bottom stack, {name}: zero prediction mismatches (drag, release, transforms)",
+                  clean(stats) and (name == "message" or (stats.get("predictions", 0) > 0 and stats.get("releases") == 1)) and stats.get("transforms", 0) > 0,
+                  counters(stats))
+
+    # ---- the side stack: the places drawer (left), the filters drawer on it
+    if reset("side"):
+        driver.find_element(By.ID, "open-filters").click()
+        idle("side")
+        child, root = card("filters"), card("drawer")
+        csnap = server(child["session"])
+        ok, detail = drawn_by_law(child, root, csnap)
+        check("stacks page: side stack: the filters open from the drawer's button; the drawer recedes along x by their law",
+              ok and csnap["dragLaw"]["axis"] == "x" and child["constant"] == csnap["final"] == csnap["detents"]["half"], detail)
+        x, y, last = press_and_move("filters", 150)
+        child = held("filters", 150)
+        root = card("drawer")
+        if check("stacks page: side stack: filters dragged 150 px toward their edge with the mouse, held", bool(child), str(card("filters"))):
+            ok, detail = drawn_by_law(child, root, csnap)
+            check("stacks page: side stack: while the filters are dragged the drawer is drawn by their law at the constant drawn (along x)",
+                  ok and child["constant"] == csnap["detents"]["half"] + child["translation"], detail)
+        release(x, y, last)
+        idle("side")
+        child, root = card("filters"), card("drawer")
+        csnap = server(child["session"])
+        ok, detail = drawn_by_law(child, root, csnap)
+        check("stacks page: side stack: released, the filters rest at tip, the drawer drawn by the law there",
+              ok and csnap["detent"] == "tip" and child["constant"] == csnap["final"], detail)
+
+        # reduced motion (prefers-reduced-motion, sent live as a layout event): a step and a cascade jump
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
+        try:
+            reduced = wait_for(lambda: js("return stacksDemo.idle('side') && ['drawer', 'filters'].every((n) => stacksDemo.cards[n].session.snapshot.reducedMotion)"), 30)
+            js("stacksDemo.record('drawer'); stacksDemo.record('filters')")
+            driver.execute_script("stacksDemo.cards.filters.grabber.focus()")
+            ActionChains(driver).send_keys(Keys.ARROW_RIGHT).perform()
+            said = wait_for(lambda: js("return stacksDemo.idle('side') && stacksDemo.announced().length > 0 ? stacksDemo.announced() : null"), 30) or []
+            stepped = card("filters")
+            driver.find_element(By.ID, "close-drawers").click()
+            closed = wait_for(lambda: js("return stacksDemo.idle('side') && stacksDemo.lastCascade()"), 30)
+            seen = {name: sorted(set(js("return stacksDemo.recorded(arguments[0])", name))) for name in ("drawer", "filters")}
+            child, root = card("filters"), card("drawer")
+            check("stacks page: side stack under reduced motion: ArrowRight steps the filters to half and Close all closes both, each a jump",
+                  bool(reduced and closed) and said[-1:] == ["the filters: Expanded to half, 2 of 3"] and stepped["constant"] == csnap["detents"]["half"]
+                  and closed["cascade"] == [child["session"]] and seen["filters"] == sorted({csnap["detents"]["tip"], csnap["detents"]["half"], csnap["detents"]["hidden"]})
+                  and seen["drawer"] == sorted({csnap["detents"]["full"], csnap["detents"]["hidden"]}) and not root["open"] and not child["open"],
+                  f"reducedMotion {bool(reduced)}; said {said}; drawn: filters {seen['filters']}, drawer {seen['drawer']}; cascade {closed and closed['cascade']}")
+        finally:
+            driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "no-preference"}]})
+        for name in ("drawer", "filters"):
+            stats = card(name)["stats"]
+            figures["transforms"] += stats.get("transforms", 0)
+            check(f"stacks page: side stack, {name}: zero prediction mismatches (drag, release, transforms)",
+                  clean(stats) and stats.get("layoutMismatches") == 0
+                  and (name == "drawer" or (stats.get("predictions", 0) > 0 and stats.get("releases") == 1 and stats.get("transforms", 0) > 0)),
+                  counters(stats))
+    print(f"stacks page: {figures['gestures']} pointer gestures; {figures['compared']} transforms the page drew compared with the law here, "
+          f"{figures['transforms']} of sheetd's (answers and frames) by sheet-client.js; {time.monotonic() - began:.1f} s", flush=True)
+    # sheetd's refusals of the covered message are 409 answers, which Chromium logs as failed loads
+    errors = [e for e in console_errors(driver) if "status of 409" not in e["message"]]
+    check("stacks page: no console errors (but the 409s of the covered message)", not errors, "; ".join(e["message"] for e in errors)[:300])
 
 
 def layout_page(rtts=(0, 200)):
@@ -631,6 +902,14 @@ def layout_page(rtts=(0, 200)):
 
     def idle(timeout=30):
         return wait_for(lambda: js("return window.layoutDemo.idle()"), timeout)
+
+    def after_layout(action, timeout):
+        """Does `action` (a keyboard brought up or sent away) and waits for the layout change it makes
+        to be sent and the page idle again (observeLayout may send it on the next animation frame:
+        idle alone can hold before it leaves)."""
+        revision = js("return layoutDemo.session.revision")
+        action()
+        return wait_for(lambda: js("return layoutDemo.idle() && layoutDemo.session.revision > arguments[0]", revision), timeout)
 
     def reset(**kw):
         driver.set_script_timeout(60)
@@ -696,11 +975,10 @@ def layout_page(rtts=(0, 200)):
               f"reached it {(fling['time'] - rel['time']) if ok else None:.4f} s later at {fling and fling['velocity']:.4f} pt/s "
               f"(closed form {expected_v if ok else None:.4f}); sheetd took {fling and fling['answer'] and fling['answer']['velocity']}"
               if ok else f"list {lst}")
-        # the fling's pan event is counted in eventsSent but not in samples (sheet-client.js's fling())
+        # (the fling's pan event is a sample as every event is: sheet-client.js's fling() counts it)
         check(f"{label}: the card takes the list's momentum from half to tip, predicted: zero mismatches",
               ok and fling["answer"]["snap"] == "tip" and snap["detent"] == "tip" and snap["final"] == snap["detents"]["tip"]
-              and c["constant"] == snap["final"] and stats.get("releases") == 1 and stats.get("releaseMismatches") == 0
-              and stats.get("mismatches") == 0 and stats.get("maxInFlight", 0) <= 1,
+              and c["constant"] == snap["final"] and stats.get("releases") == 1 and clean(stats),
               f"sheetd {snap['detent']} {snap['final']}, drawn {c['constant']}; {counters(stats)}")
 
         reset(policy="lift", mode="fixed", rows=80, detent="tip", handoff=True)
@@ -741,8 +1019,8 @@ def layout_page(rtts=(0, 200)):
             reset(policy="lift", mode="fixed", detent="half")
             c0 = card()
             half = server(c0["session"])["detents"]["half"]
-            driver.find_element(By.ID, "field").click()  # a real text field: focus brings the keyboard up
-            up = idle(slow) and card()
+            # a real text field: focus brings the keyboard up
+            up = after_layout(lambda: driver.find_element(By.ID, "field").click(), slow) and card()
             snap_up = server(c0["session"])
             check(f"{label}: keyboard up under lift: the card at half sits exactly the inset higher",
                   up and up["constant"] == half - KEYBOARD_PT and abs(up["top"] - up["expected"]) < 0.01
@@ -750,8 +1028,7 @@ def layout_page(rtts=(0, 200)):
                   and snap_up["keyboardInset"] == KEYBOARD_PT,
                   f"half {half} → drawn {up and up['constant']} (top {up and round(up['top'], 2)} px, expected {up and round(up['expected'], 2)}); "
                   f"sheetd {snap_up['detent']} {snap_up['final']}, inset {snap_up.get('keyboardInset')}")
-            js("document.activeElement.blur()")  # blur: the keyboard goes
-            down = idle(slow) and card()
+            down = after_layout(lambda: js("document.activeElement.blur()"), slow) and card()  # blur: the keyboard goes
             snap_down = server(c0["session"])
             check(f"{label}: on blur the card returns to half",
                   down and down["constant"] == half and abs(down["top"] - down["expected"]) < 0.01
@@ -762,10 +1039,8 @@ def layout_page(rtts=(0, 200)):
 
             # -- extend: to the top-most and back to the detent it left
             reset(policy="extend", mode="fixed", detent="half")
-            driver.find_element(By.ID, "field").click()
-            up = idle(slow) and card()
-            js("document.activeElement.blur()")
-            down = idle(slow) and card()
+            up = after_layout(lambda: driver.find_element(By.ID, "field").click(), slow) and card()
+            down = after_layout(lambda: js("document.activeElement.blur()"), slow) and card()
             stats = card()["stats"]
             check(f"{label}: keyboard under extend: to full and back to half, zero mismatches",
                   up and down and up["constant"] == 18 and down["constant"] == half and clean(stats) and stats.get("layouts") == 2,
@@ -978,6 +1253,7 @@ def main():
         layout_page()
 
         # ---- 7. every edge (a top sheet, a left and a right drawer land where the bottom sheet lands),
+        # then in the same browser the stacks page (recession, covered, cascade, a side stack),
         # the non-modal map (a click behind lands up through its detent) and reduced motion (a release jumps)
         edges_page()
     except Exception:

@@ -50,6 +50,8 @@
  * @property {"server" | "client"} [clock]  "client": every mutating request carries `time`
  * @property {number} [keyboardInset]     fluid: points the keyboard covers from the bottom (POST /sessions)
  * @property {number} [contentHeight]     fluid: the content's height, points, for `content` detents (POST /sessions)
+ * @property {string} [parent]          the session this one is stacked on (same clock): covered while this card is open, drawn by its `recedeLaw`
+ * @property {boolean} [reducedMotion]  every motion of the session jumps (the platform's reduce-motion setting)
  *
  * @typedef {object} Animation  An animation in closed form.
  * @property {number} id            strictly increasing within the session; frame ids are `id:index`
@@ -97,6 +99,12 @@
  * @property {{interactiveFrom: number}} [modality]  where the page behind takes input (constant ≥ interactiveFrom)
  * @property {boolean} [backgroundInteractive]  whether it does with the card here
  * @property {boolean} [reducedMotion]  present (true) while every motion of the session jumps
+ * @property {RecedeLaw} [recedeLaw]  what the card does to what lies beneath it (stacks)
+ * @property {SheetTransform} [parentTransform]  a stacked card: how it draws its parent now
+ * @property {SheetTransform} [backdropTransform]  a root card whose law has `backdrop`: how it draws the page behind
+ * @property {string} [parent]     the session this one is stacked on
+ * @property {string} [coveredBy]  while an open card stacked on this one covers it: that card's id
+ * @property {SheetTransform} [transform]  with `coveredBy`: how the covering card draws this one now
  *
  * @typedef {object} Snap  Where a release (or show/dismiss) sends the card, and why.
  * @property {string} detent
@@ -121,6 +129,11 @@
  * @property {boolean} [backgroundInteractive]  whether the page behind takes input with the card here
  * @property {string} [announcement]  step results: what a screen reader says
  * @property {string} [value]  step results: the sheet's accessibility value
+ * @property {SheetTransform} [parentTransform]  a stacked card: its `recedeLaw` at `constant`, for its parent
+ * @property {SheetTransform} [backdropTransform]  a root card with `recedeLaw.backdrop`: for the page behind
+ * @property {string[]} [cascade]  a dismiss with `cascade`: the open cards stacked on this one it closed with it, top-most first
+ * @property {RecedeLaw} [recedeLaw]  with the laws
+ * @property {boolean} [reducedMotion]  after a layout event: present (true) while the session is under reduced motion
  * @property {number} time
  * @property {DragSegment} [drag]   on `began` (and where a new segment starts)
  * @property {DragLaw} [dragLaw]    with `drag`
@@ -143,6 +156,8 @@
  * @property {number} dimmerAlpha
  * @property {number} progress
  * @property {number} velocity   points per second
+ * @property {SheetTransform} [parentTransform]  a stacked card's: its parent drawn at this frame
+ * @property {SheetTransform} [backdropTransform]  a root card's with `backdrop`: the page behind at this frame
  *
  * @typedef {object} PanOptions
  * @property {number} [time]          seconds on the client clock (default: now)
@@ -277,6 +292,8 @@
  * @property {number} layouts        layout changes predicted from the layout law (the card placed and moved on the frame of the change)
  * @property {number} layoutMismatches  answers to them that differ: detents, unreachable, laws, the move, the drag's new segment (there should be none)
  * @property {number} layoutsUnpredicted  layout changes sent without a prediction (options changed, no layout law, a card coasting): the card follows the answer
+ * @property {number} transforms   stacks: `parentTransform`s and `backdropTransform`s of answers and frames compared with the recede law evaluated here
+ * @property {number} transformMismatches  those that differ, bit for bit (there should be none)
  *
  * @typedef {object} LayoutRule  One detent of the layout law.
  * @property {string} name
@@ -305,6 +322,7 @@
  * @property {Record<string, any>} [options]  options to change (not predicted: the card follows the answer)
  * @property {LayoutMotion} [motion]          default: the law's `motion`
  * @property {number} [time]                  client clock (default: now)
+ * @property {boolean} [reducedMotion]        the platform's reduce-motion setting changed (not predicted: the card follows the answer)
  *
  * @typedef {object} ResolvedLayout  The layout law evaluated on a layout.
  * @property {{name: string, constant: number}[]} detents  reachable ones top-down, `hidden` last
@@ -971,6 +989,95 @@ export function closedForm(a, dragLaw) {
     return local;
 }
 
+// ------------------------------------------------------------ stacks
+
+/**
+ * @typedef {object} RecedeLaw  What a card does to what lies beneath it as it opens (every snapshot's `recedeLaw`).
+ * @property {number} scale         the covered thing's scale with the card at its top-most detent, (0, 1]
+ * @property {number} lift          points it then moves away from the edge it comes from
+ * @property {number} cornerRadius  its corner radius then, points
+ * @property {number} alpha         the alpha of a shade over it then
+ * @property {boolean} backdrop     a root card recedes the page behind it too (`backdropTransform`)
+ *
+ * @typedef {object} SheetTransform  How a card draws what lies beneath it now: its `recedeLaw` at its constant.
+ * @property {number} scale         about the covered thing's centre across its axis and its far edge along it
+ * @property {number} lift          points away from the edge it comes from (a bottom sheet beneath moves up)
+ * @property {number} cornerRadius  points, on its open-side corners
+ * @property {number} alpha         the alpha of a shade drawn over it
+ *
+ * @typedef {object} RecedeTarget  An element a card draws by its recession (`sheet.recedeInto`).
+ * @property {HTMLElement} element  the covered thing's surface: a box whose far edge along the axis is the thing's
+ *   own (a sheet's surface inside the element the page positions; the page itself)
+ * @property {HTMLElement} [shade]  an overlay inside it, whose opacity becomes the transform's alpha
+ * @property {Edge} [edge]          the edge the covered thing comes from (default: the parent session's, for a
+ *   parent, where this client holds it; the card's own for the page behind; else bottom)
+ * @property {number | (() => number)} [pxPerPoint]  CSS px per point (default 1)
+ * @property {number} [radius]      points: the surface's own radius on its open-side corners, below which the drawn one never goes
+ *
+ * @typedef {object} CoveredInfo  A request refused because an open card stacked on this one covers it (`sheet.onCovered`).
+ * @property {string | null} coveredBy  the covering card's id (as this client holds it, else as the problem names it)
+ * @property {string[]} phases   what was refused: the pan events' phases, or "show", "dismiss", "step"
+ * @property {SheetError} error  the 409 `covered` problem
+ */
+
+/**
+ * Evaluates a recede law at the card's constant: what sheetd answers as `parentTransform` (a
+ * stacked card) or `backdropTransform` (a root card with `backdrop`) there, bit for bit (each step
+ * one double operation, as openapi.yaml's `RecedeLaw` writes it). The progress is the drag law's.
+ * @param {RecedeLaw} law @param {DragLaw} dragLaw @param {number} constant @returns {SheetTransform}
+ */
+export function evaluateRecedeLaw(law, dragLaw, constant) {
+    const p = Math.min(Math.max(progressOf(dragLaw, constant), 0), 1);
+    return { scale: 1 + (law.scale - 1) * p, lift: law.lift * p, cornerRadius: law.cornerRadius * p, alpha: law.alpha * p };
+}
+
+/** Per edge of the covered thing: the direction of its lift (x, y), its transform origin (centre across, far edge along), its open-side corners. */
+const RECEDE_GEOMETRY = {
+    bottom: { x: 0, y: -1, origin: "50% 0%", corners: ["border-top-left-radius", "border-top-right-radius"] },
+    top: { x: 0, y: 1, origin: "50% 100%", corners: ["border-bottom-left-radius", "border-bottom-right-radius"] },
+    left: { x: 1, y: 0, origin: "100% 50%", corners: ["border-top-right-radius", "border-bottom-right-radius"] },
+    right: { x: -1, y: 0, origin: "0% 50%", corners: ["border-top-left-radius", "border-bottom-left-radius"] },
+};
+
+/**
+ * The CSS that draws a transform on a surface whose things come from `edge`: `translate(lift
+ * away from the edge) scale(scale)` about the centre across the axis and the far edge along it,
+ * the radius on the open-side corners (never below `radius`), the shade's opacity.
+ * @param {SheetTransform} t @param {Edge} [edge] @param {number} [pxPerPoint] @param {number} [radius]  points
+ * @returns {{transform: string, transformOrigin: string, corners: string[], radius: string, opacity: string}}
+ */
+export function recedeStyle(t, edge = "bottom", pxPerPoint = 1, radius = 0) {
+    const g = RECEDE_GEOMETRY[edge] ?? RECEDE_GEOMETRY.bottom;
+    const lift = t.lift * pxPerPoint;
+    return {
+        transform: `translate(${g.x * lift}px, ${g.y * lift}px) scale(${t.scale})`, transformOrigin: g.origin,
+        corners: g.corners, radius: `${Math.max(radius, t.cornerRadius) * pxPerPoint}px`, opacity: String(t.alpha),
+    };
+}
+
+/**
+ * Draws a transform on a wired element (`RecedeTarget`): its transform, origin and open-side
+ * corners, and its shade's opacity.
+ * @param {RecedeTarget} target @param {SheetTransform} t @param {Edge} [edge]  where the target names none
+ */
+export function applyRecession(target, t, edge) {
+    const k = typeof target.pxPerPoint === "function" ? target.pxPerPoint() : target.pxPerPoint ?? 1;
+    const css = recedeStyle(t, target.edge ?? edge ?? "bottom", k, target.radius ?? 0);
+    const style = target.element.style;
+    style.transform = css.transform;
+    style.transformOrigin = css.transformOrigin;
+    for (const corner of css.corners) style.setProperty(corner, css.radius);
+    if (target.shade) target.shade.style.opacity = css.opacity;
+}
+
+/**
+ * Whether two transforms are the same, bit for bit.
+ * @param {SheetTransform} a @param {SheetTransform} b
+ */
+function sameTransform(a, b) {
+    return a.scale === b.scale && a.lift === b.lift && a.cornerRadius === b.cornerRadius && a.alpha === b.alpha;
+}
+
 /**
  * @param {number} ms
  */
@@ -1059,6 +1166,7 @@ export class SheetClient {
             : await this.request("POST", "sessions", config);
         const session = new SheetSession(this, snapshot);
         session.sentOptions = { ...(config.options ?? {}) };
+        this._register(session);
         return session;
     }
 
@@ -1067,7 +1175,29 @@ export class SheetClient {
      * @param {string} id
      */
     session(id) {
-        return new SheetSession(this, /** @type {any} */ ({ id }));
+        return this._register(new SheetSession(this, /** @type {any} */ ({ id })));
+    }
+
+    /**
+     * The sessions this client created or holds a handle on, by id: a stack's cards find each
+     * other here (a child's parent, a parent's open children, the cards a cascade closed).
+     * @type {Map<string, SheetSession>}
+     */
+    _sessions = new Map();
+
+    /**
+     * @param {SheetSession} session @returns {SheetSession}
+     */
+    _register(session) {
+        this._sessions.set(session.id, session);
+        return session;
+    }
+
+    /**
+     * @param {SheetSession} session
+     */
+    _forget(session) {
+        if (this._sessions.get(session.id) === session) this._sessions.delete(session.id);
     }
 }
 
@@ -1191,6 +1321,7 @@ export class SheetSession {
             samples: 0, eventsSent: 0, requestsSent: 0, largestBatch: 0, inFlight, maxInFlight: inFlight,
             predictions: 0, mismatches: 0, maxError: 0, catches: 0, corrections: 0, releases: 0, releaseMismatches: 0,
             layouts: 0, layoutMismatches: 0, layoutsUnpredicted: 0,
+            transforms: 0, transformMismatches: 0,
         };
     }
 
@@ -1227,6 +1358,7 @@ export class SheetSession {
 
     /** Ends the session. */
     delete() {
+        this.client._forget(this);
         return this._enqueue("DELETE", this.path, undefined, "other");
     }
 
@@ -1336,6 +1468,7 @@ export class SheetSession {
     fling(velocity, options = {}) {
         /** @type {Record<string, any>} */
         const event = { phase: "fling", velocity, time: this._stamp(options.time ?? clientTime()) };
+        this.stats.samples += 1;
         const record = this._predictEvent(event);
         return this._enqueue("POST", `${this.path}/pan`, event, "pan", record);
     }
@@ -1359,6 +1492,7 @@ export class SheetSession {
         if (change.contentHeight !== undefined) event.contentHeight = change.contentHeight;
         if (change.options !== undefined) event.options = change.options;
         if (change.motion !== undefined) event.motion = change.motion;
+        if (change.reducedMotion !== undefined) event.reducedMotion = change.reducedMotion;
         this.stats.samples += 1;
         const record = this._predictEvent(event);
         return this._enqueue("POST", `${this.path}/pan`, event, "pan", record);
@@ -1470,14 +1604,16 @@ export class SheetSession {
     }
 
     /**
-     * The tap on the dimmer.
-     * @param {{time?: number}} [options]
+     * The tap on the dimmer. With `cascade`, the open cards stacked on this one close with it, at
+     * the same instant (the answer's `cascade` lists them; those this client holds follow).
+     * @param {{time?: number, cascade?: boolean}} [options]
      * @returns {Promise<Result>}
      */
     dismiss(options = {}) {
         /** @type {Record<string, any>} */
         const body = {};
         if (options.time !== undefined || this.clientClock) body.time = this._stamp(options.time ?? clientTime());
+        if (options.cascade) body.cascade = true;
         return this._enqueue("POST", `${this.path}/dismiss`, body, "move", this._hold(body.time));
     }
 
@@ -1504,6 +1640,226 @@ export class SheetSession {
     backgroundInteractive(constant) {
         const from = this.snapshot.modality?.interactiveFrom;
         return from !== undefined && constant >= from;
+    }
+
+    // ------------------------------------------------------------ stacks
+
+    /**
+     * Called when sheetd refuses a request because an open card stacked on this one covers it
+     * (409 `covered`): the page may say so. Nothing changed and, where this client holds the
+     * covering card, nothing was predicted (the card did not move); the request's promise still
+     * rejects with the SheetError.
+     * @type {((info: CoveredInfo) => void) | null}
+     */
+    onCovered = null;
+
+    /**
+     * The elements this card draws by its recession (`recedeInto`).
+     * @type {{parent?: RecedeTarget | null, backdrop?: RecedeTarget | null}}
+     */
+    recedeTargets = {};
+
+    /**
+     * The recession last drawn (`drawRecession`): the constant it was evaluated at and the transforms.
+     * @type {{constant: number, parent: SheetTransform | null, backdrop: SheetTransform | null} | null}
+     */
+    lastRecession = null;
+
+    /**
+     * The session this card is stacked on, where this client holds it; null for a root card.
+     * @returns {SheetSession | null}
+     */
+    get parentSession() {
+        const id = this.snapshot.parent;
+        return id ? this.client._sessions.get(id) ?? null : null;
+    }
+
+    /**
+     * The recede law evaluated here at `constant` (default: where the card is drawn now): what this
+     * card does to its parent (a stacked card: `parent`) and to the page behind it (a root card
+     * whose law has `backdrop`: `backdrop`), each null where there is none. Exactly sheetd's
+     * `parentTransform` and `backdropTransform` at that constant.
+     * @param {number} [constant] @returns {{parent: SheetTransform | null, backdrop: SheetTransform | null}}
+     */
+    recession(constant = this.at().constant) {
+        const law = this.snapshot.recedeLaw, drag = this.snapshot.dragLaw;
+        if (!law || !drag) return { parent: null, backdrop: null };
+        const t = evaluateRecedeLaw(law, drag, constant);
+        const stacked = !!this.snapshot.parent;
+        return { parent: stacked ? t : null, backdrop: !stacked && law.backdrop ? t : null };
+    }
+
+    /**
+     * Wires what this card recedes: `parent`, the surface of the sheet it is stacked on, and
+     * `backdrop`, the page behind a root card. `draw()` draws them every frame from the card's
+     * constant (or `drawRecession` from a streamed frame's).
+     * @param {{parent?: RecedeTarget | null, backdrop?: RecedeTarget | null}} targets @returns {this}
+     */
+    recedeInto(targets) {
+        this.recedeTargets = { ...targets };
+        return this;
+    }
+
+    /**
+     * Where to draw the card at `time` (`at(time)`), with what lies beneath it drawn from that
+     * constant (the targets of `recedeInto`): one frame of the card moves both.
+     * @param {number} [time] @returns {CardState}
+     */
+    draw(time = clientTime()) {
+        const state = this.at(time);
+        this.drawRecession(state.constant);
+        return state;
+    }
+
+    /**
+     * Draws the wired targets by the recede law at `constant` (the card's drawn constant, predicted
+     * or streamed) and returns the transforms.
+     * @param {number} constant @returns {{parent: SheetTransform | null, backdrop: SheetTransform | null}}
+     */
+    drawRecession(constant) {
+        const r = this.recession(constant);
+        const targets = this.recedeTargets;
+        if (targets.parent && r.parent) applyRecession(targets.parent, r.parent, this.parentSession?.snapshot.dragLaw?.edge);
+        if (targets.backdrop && r.backdrop) applyRecession(targets.backdrop, r.backdrop, this.snapshot.dragLaw?.edge);
+        this.lastRecession = { constant, ...r };
+        return r;
+    }
+
+    /**
+     * Whether the card is open at `time` as this client knows it (anything but hidden at rest): an
+     * open card covers its parent.
+     * @param {number} [time]
+     */
+    openAt(time = clientTime()) {
+        if (!this.predicts) return this.snapshot.state !== "hidden";
+        this._motionAt(time); // settles an animation that ended
+        const m = this._motion;
+        return !(m.kind === "rest" && (m.detent === "hidden" || this.snapshot.state === "hidden"));
+    }
+
+    /**
+     * The open card stacked on this one at `time`, among those this client holds (null: none known).
+     * @param {number} [time] @returns {SheetSession | null}
+     */
+    coveredAt(time = clientTime()) {
+        for (const s of this.client._sessions.values()) {
+            if (s !== this && s.snapshot.parent === this.id && s.openAt(time)) return s;
+        }
+        return null;
+    }
+
+    /**
+     * Whether an event is refused by sheetd because this card is covered (a layout change never
+     * is): decided at a gesture's start, for the whole gesture.
+     * @param {Record<string, any>} event
+     */
+    _coveredFor(event) {
+        if (event.phase === "layout") return false;
+        if (event.phase !== "changed") this._coveredGesture = !!this.coveredAt(event.time);
+        return this._coveredGesture;
+    }
+
+    /** Whether the gesture in progress began on a covered card. */
+    _coveredGesture = false;
+
+    /**
+     * A refused request: where it is 409 `covered`, tells `onCovered` and returns true (the card
+     * keeps what it does: nothing was predicted where the covering card is held here; else what
+     * was predicted is undone, as for any refusal).
+     * @param {unknown} e @param {any} job
+     */
+    _coveredRefusal(e, job) {
+        if (!(e instanceof SheetError) || e.code !== "covered") return false;
+        if (job.records.some((/** @type {any} */ r) => r && (r.prediction || r.release || r.segment))) {
+            this._segment = null;
+            this._motion = this._restMotion(this.snapshot);
+        }
+        if (job.events.some((/** @type {any} */ ev) => ev && ev.phase === "layout") || this.revision !== this._expectedRevision) this.get().catch(() => {});
+        const named = /covered by its child (\S+)/.exec(e.message);
+        const phases = job.events.map((/** @type {any} */ ev) => (job.kind === "pan" ? ev.phase : String(job.path).split("/").pop()));
+        this.onCovered?.({ coveredBy: this.coveredAt()?.id ?? (named ? named[1] : null), phases, error: e });
+        return true;
+    }
+
+    /**
+     * Compares the transforms an answer or a frame carries with the recede law evaluated here at
+     * `constant`, bit for bit (`stats.transforms`, `stats.transformMismatches`).
+     * @param {{parentTransform?: SheetTransform, backdropTransform?: SheetTransform}} x
+     * @param {DragLaw | null | undefined} drag @param {RecedeLaw | null | undefined} law @param {number} constant
+     */
+    _checkTransforms(x, drag, law, constant) {
+        if (!x.parentTransform && !x.backdropTransform) return;
+        const expected = law && drag ? evaluateRecedeLaw(law, drag, constant) : null;
+        for (const got of [x.parentTransform, x.backdropTransform]) {
+            if (!got) continue;
+            this.stats.transforms += 1;
+            if (!expected || !sameTransform(got, expected)) this.stats.transformMismatches += 1;
+        }
+    }
+
+    /**
+     * An answer arrived (before `_answered` reads it): its recede law is taken, its transforms and
+     * those of its frames are checked against the law evaluated at the constants they belong to
+     * (a predicted drag's: the constant drawn), and the cards a cascade closed follow.
+     * @param {Result} r @param {any} job
+     */
+    _stackAnswered(r, job) {
+        const fresh = r.revision === undefined || r.revision >= this.revision;
+        if (r.recedeLaw && fresh) this.snapshot = { ...this.snapshot, recedeLaw: r.recedeLaw };
+        // sheetd's laws for this answer: its own, else the snapshot's where no layout change is on its way
+        const drag = r.dragLaw ?? (this.revision === this._expectedRevision ? this.snapshot.dragLaw : null);
+        const law = r.recedeLaw ?? this.snapshot.recedeLaw;
+        if (drag) {
+            const event = job.events[job.events.length - 1], record = job.records[job.records.length - 1];
+            const drawn = event?.phase === "changed" && r.state === "dragging" && record?.prediction && !record.estimated
+                ? record.prediction.constant : r.constant;
+            this._checkTransforms(r, drag, law, drawn);
+            for (const f of r.frames ?? []) this._checkTransforms(f, drag, law, f.constant);
+        }
+        for (const id of r.cascade ?? []) this.client._sessions.get(id)?._followCascade(r.time);
+    }
+
+    /**
+     * A layout event's answer says whether the session is under reduced motion now (`reducedMotion`
+     * present and true, or absent): the snapshot follows, and with it `_jump` (no blend then).
+     * @param {Result} r
+     */
+    _reducedMotionAnswered(r) {
+        if (r.geometry === undefined || (r.revision !== undefined && r.revision < this.revision)) return;
+        if (r.reducedMotion) this.snapshot = { ...this.snapshot, reducedMotion: true };
+        else if (this.snapshot.reducedMotion) this.snapshot = { ...this.snapshot, reducedMotion: undefined };
+    }
+
+    /**
+     * This card was closed by a cascade from a card beneath it, at `time` (client clock): it holds
+     * where it is drawn, then plays the dismiss animation sheetd started for it (its snapshot's, in
+     * closed form).
+     * @param {number} time
+     */
+    async _followCascade(time) {
+        const record = this._hold(time);
+        this._lastTime = Math.max(this._lastTime, time);
+        this._segment = null;
+        let snapshot;
+        try {
+            snapshot = /** @type {Snapshot} */ (await this.client.request("GET", this.path));
+        } catch {
+            if (record.gesture === this._gesture && this.predicts) this._motion = this._restMotion(this.snapshot);
+            return;
+        }
+        const { state, detent, constant, dimmerAlpha, progress, animation } = snapshot;
+        this.snapshot = { ...this.snapshot, state, detent, constant, dimmerAlpha, progress, animation, time: snapshot.time };
+        if (record.gesture !== this._gesture || !this.predicts) return; // a newer gesture owns the card
+        const t = clientTime();
+        const before = this.at(t);
+        const a = animation ? closedForm(animation, this.snapshot.dragLaw) : null;
+        if (a && animation) {
+            this.playedAnimation = Math.max(this.playedAnimation, animation.id);
+            this._motion = { kind: "animation", animation: a, frames: null };
+        } else {
+            this._motion = this._restMotion(snapshot);
+        }
+        this._jump(before, t);
     }
 
     /**
@@ -1543,7 +1899,9 @@ export class SheetSession {
         source.addEventListener("frame", (e) => {
             stream.lastEventId = e.lastEventId;
             stream.frameCount += 1;
-            handlers.onFrame?.(JSON.parse(e.data), e);
+            const frame = JSON.parse(e.data);
+            this._checkTransforms(frame, this.snapshot.dragLaw, this.snapshot.recedeLaw, frame.constant);
+            handlers.onFrame?.(frame, e);
         });
         source.addEventListener("settled", (e) => handlers.onSettled?.(snapshotOf(e)));
         source.addEventListener("interrupted", (e) => handlers.onInterrupted?.(snapshotOf(e)));
@@ -1596,6 +1954,7 @@ export class SheetSession {
      * @param {number} time
      */
     _jump(before, time) {
+        if (this.snapshot.reducedMotion) return; // reduced motion: a jump is drawn as one
         const after = this._motionAt(time);
         const dc = before.constant - after.constant;
         if (Math.abs(dc) < 1e-6 && Math.abs(before.dimmerAlpha - after.dimmerAlpha) < 1e-9) return;
@@ -1625,6 +1984,7 @@ export class SheetSession {
         }
         if (event.phase === "layout") return this._predictLayout(event, record);
         if (!this.predicts) return record;
+        if (this._coveredFor(event)) return record; // an open card stacked on this one covers it: sheetd refuses it (409), nothing moves
         if (event.phase === "fling") {
             // The content's momentum, taken by the card where it rests: a release from its detent.
             const m = this._motion;
@@ -1745,6 +2105,7 @@ export class SheetSession {
             this.stats.layoutsUnpredicted += 1;
             return record;
         };
+        if (event.reducedMotion !== undefined) return unpredicted(); // the laws' motions change: the answer brings them
         if (!this.predicts || !law || !upToDate || event.options !== undefined || m0.kind === "hold" || m0.kind === "coast") return unpredicted();
         const old = this.snapshot;
         const resolved = resolveLayoutLaw(law, next);
@@ -1989,6 +2350,8 @@ export class SheetSession {
      * @param {Result} r @param {any} job
      */
     _answered(r, job) {
+        this._stackAnswered(r, job);
+        this._reducedMotionAnswered(r);
         const events = job.events;
         const records = job.records;
         const lastEvent = events[events.length - 1];
@@ -2163,6 +2526,7 @@ export class SheetSession {
                 if (kind !== "other") this._answered(result, job);
                 return result;
             } catch (e) {
+                if (kind !== "other" && this._coveredRefusal(e, job)) throw e; // covered: nothing changed, `onCovered` told
                 if (kind !== "other") {
                     // Refused (a conflict, an expired session): nothing is predicted until the next answer.
                     this._segment = null;

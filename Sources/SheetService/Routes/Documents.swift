@@ -22,6 +22,8 @@ struct Documents: Sendable {
         case layoutPage
         /// `GET /edges.html`: the demo of sheets from every edge (a left drawer, a top sheet).
         case edgesPage
+        /// `GET /stacks.html`: the demo of stacks (two bottom sheets over a receding page, two left drawers).
+        case stacksPage
     }
 
     private let page: StaticFile
@@ -31,6 +33,7 @@ struct Documents: Sendable {
     private let presets: StaticFile
     private let layoutPage: StaticFile
     private let edgesPage: StaticFile
+    private let stacksPage: StaticFile
     /// The examples (`GET /examples/{name}`), by file name ("map.html").
     private let examples: [String: StaticFile]
 
@@ -49,6 +52,7 @@ struct Documents: Sendable {
         presets = StaticFile("application/json", ReplyJSON.presets(), .revalidate)
         layoutPage = StaticFile(html, try Self.resource("layout", "html"), .revalidate)
         edgesPage = StaticFile(html, try Self.resource("edges", "html"), .revalidate)
+        stacksPage = StaticFile(html, try Self.resource("stacks", "html"), .revalidate)
         var examples: [String: StaticFile] = [:]
         if let folder = Bundle.module.url(forResource: "examples", withExtension: nil, subdirectory: "Resources") {
             for url in try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
@@ -69,6 +73,7 @@ struct Documents: Sendable {
         case .presets: presets
         case .layoutPage: layoutPage
         case .edgesPage: edgesPage
+        case .stacksPage: stacksPage
         }
     }
 

@@ -18,6 +18,7 @@ extension SheetResponder {
         RouteRow(.get, "/examples/{id}", .open) { r, request, name in try r.example(name, request) },
         RouteRow(.get, "/layout.html", .open) { r, request, _ in r.document(.layoutPage, request) },
         RouteRow(.get, "/edges.html", .open) { r, request, _ in r.document(.edgesPage, request) },
+        RouteRow(.get, "/stacks.html", .open) { r, request, _ in r.document(.stacksPage, request) },
         RouteRow(.get, "/openapi.yaml", .open) { r, request, _ in r.document(.contract, request) },
         RouteRow(.get, "/presets") { r, request, _ in r.document(.presets, request) },
         // Sessions and the events that move their cards.
