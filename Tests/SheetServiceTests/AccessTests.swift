@@ -25,6 +25,7 @@ extension ServiceIntegration.AccessTests {
             ("GET", "/sheet-client.js", true),
             ("GET", "/layout.html", true),  // the layout demo page
             ("GET", "/edges.html", true),  // the every-edge demo page
+            ("GET", "/stacks.html", true),  // the stacks demo page
             ("GET", "/openapi.yaml", true),
             ("GET", "/presets", false),  // everything else needs the key
             ("GET", "/metrics", false),
