@@ -183,14 +183,15 @@ class User {
         if (ready === USERS) say({ event: "ready" });
         while (!control.stopping) {
             if (await this.gesture()) continue;
-            // Refused or failed: start afresh from what the session says.
+            // Refused or failed: start afresh from what the session says, with a show (a client-clock
+            // snapshot is at the session's last event, where a card on its way out is still animating).
             await sleep(300);
             try {
                 await this.sheet.get();
-                this.hidden = this.sheet.snapshot.state === "hidden";
             } catch (e) {
                 this.error(e, "GET to start afresh");
             }
+            this.hidden = true;
         }
         return this.finish();
     }
