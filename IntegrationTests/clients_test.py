@@ -8,6 +8,10 @@ Run by IntegrationTests/clients-test (which builds what this needs and installs 
 - Python: openapi-python-client generates a client from openapi.yaml into a temporary folder
   (any warning fails), and Clients/python/session.py drives a whole session with it, comparing
   every typed answer encoded again with the raw JSON.
+- Numbered events (`seq`) through each generated client: the typed request carries `seq`, the
+  same request again is answered with the same bytes and `Sheetd-Replay: true` (typed in the Swift
+  client), and a `seq` past the next one is the 409 `sequence-gap` problem, decoded with its
+  `lastSeq` by the typed model (`python_sequence` here; the Swift example's "seq" section).
 - Swift: swift-openapi-generator's diagnostics for openapi.yaml must be empty (run directly, and
   in the example's build log), and Clients/swift's example (built by the caller with the build
   plugin) drives a whole session, with the same comparison.
@@ -83,7 +87,49 @@ def python_client(base: str) -> None:
         passed, failed = session.run(base)
         COUNTS[0] += passed
         COUNTS[1] += failed
+        python_sequence(base)
         sys.path.remove(folder)
+
+
+def python_sequence(base: str) -> None:
+    """Numbered events through the generated Python client's typed models (docs/HTTP.md, "Idempotent
+    events: seq"): `seq` sent, the replay of a repeated request, the gap problem with `lastSeq`."""
+    from sheetd_client import Client
+    from sheetd_client import models as m
+    from sheetd_client.api.sessions import create_session, delete_session, pan, show
+
+    sent = []  # the bodies the client put on the wire
+
+    def keep(request):
+        sent.append(json.loads(request.content or b"null"))
+
+    client = Client(base_url=base, raise_on_unexpected_status=True, httpx_args={"event_hooks": {"request": [keep]}})
+    created = create_session.sync_detailed(client=client, body=m.FacebookConfig(
+        preset=m.FacebookConfigPreset.FACEBOOK, initial_detent="normal"))
+    if created.status_code != 201:
+        check(False, "python seq: a session created", f"{created.status_code} {created.content[:300]!r}")
+        return
+    sid = created.parsed.id
+    began = m.PanEvent(phase=m.PanPhase.BEGAN, seq=1)
+    first = pan.sync_detailed(sid, client=client, body=began)
+    again = pan.sync_detailed(sid, client=client, body=began)
+    check(sent[-2:] == [{"phase": "began", "seq": 1}] * 2, "python seq: the typed PanEvent sends seq", repr(sent[-2:]))
+    check(first.status_code == 200 and "Sheetd-Replay" not in first.headers and isinstance(first.parsed, m.Result),
+          "python seq: seq 1 is applied (200, a typed Result, no Sheetd-Replay)",
+          f"{first.status_code} {dict(first.headers)} {first.content[:200]!r}")
+    check(again.status_code == 200 and again.headers.get("Sheetd-Replay") == "true" and again.content == first.content,
+          "python seq: the same request again gets Sheetd-Replay: true and the first answer's bytes",
+          f"{again.status_code} {dict(again.headers)} {again.content[:200]!r}")
+    gap = pan.sync_detailed(sid, client=client, body=m.PanEvent(phase=m.PanPhase.CHANGED, translation=40, seq=3))
+    problem = gap.parsed
+    check(gap.status_code == 409 and isinstance(problem, m.Problem) and problem.code == "sequence-gap"
+          and problem.last_seq == 1 and problem.field == "seq" and not problem.additional_properties,
+          "python seq: seq 3 after 1 is the sequence-gap problem, typed, lastSeq 1",
+          f"{gap.status_code} {gap.content[:300]!r}")
+    shown = show.sync_detailed(sid, client=client, body=m.ShowRequest(detent="expanded", seq=2))
+    check(shown.status_code == 200 and "Sheetd-Replay" not in shown.headers,
+          "python seq: seq 2 (show) follows, applied", f"{shown.status_code} {shown.content[:200]!r}")
+    delete_session.sync_detailed(sid, client=client)
 
 
 # --------------------------------------------------------------------------------------------

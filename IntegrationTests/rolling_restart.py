@@ -19,6 +19,15 @@ What it does:
    while before the next one.
 4. At the end every user checks its long-lived session (GET: 200, at rest where its last animation
    went), deletes it (204), and its stream must end with `closed` (`deleted`).
+5. sheet-client.js users (`--js-users`, IntegrationTests/rolling_restart_clients.mjs: the served
+   sheet-client.js in Node, through the proxy) run from the start to the end, half numbering their
+   events (its default), half not (`numbering: false`). After the restarts and the users above, the
+   crash (`--kills`): each instance in turn killed with SIGKILL while Redis holds every write (CLIENT
+   PAUSE WRITE) and each sheet-client.js user has had at least one event acknowledged since, so that
+   the store lacks acknowledged events of every user whose session was there, as after a crash in
+   the write-behind's milliseconds, only certainly; then (Redis writing again) each user reads its
+   session and counts what it lacks, and goes on. Then each instance killed once more under the
+   users' load, requests in flight. Each killed instance is started again on its port.
 
 Checks (each failure is kept with its context in OUT/errors.jsonl):
 - zero sessions lost: no 404 for a session that was created and not deleted, and every long-lived
@@ -32,12 +41,21 @@ Checks (each failure is kept with its context in OUT/errors.jsonl):
   not know the animation);
 - every animation a user started while its stream was connected reached the stream (a stream left on
   an instance that no longer serves the session would miss them);
-- each instance exited 0 on SIGTERM and was ready again.
+- each instance exited 0 on SIGTERM and was ready again;
+- sheet-client.js users: every one ran to the end and deleted its session; across the kills, the
+  numbering ones lost no acknowledged event: every event the store lacked after a kill was sent again
+  by the client and applied (the session's next snapshot is at the client's next event), the client
+  could send every one again (`acknowledgedLost` 0), and at the end each session's last applied seq
+  is the last the client saw acknowledged; no error reached them. The users that opted out lost what
+  the store lacked (a figure: their loss, and what they were refused after it).
 
-Figures (OUT/result.json, and the report on stdout): requests and their latency (overall and in
-the seconds around each restart), reconnections and the gap each left in its stream, drain and
-restart durations, the requests the proxy sent to a second instance (from its access log), the
-sessions that moved. The last line is `rolling-restart: N passed, M failed`.
+Figures (OUT/result.json, OUT/js-users.json per sheet-client.js user, and the report on stdout):
+requests and their latency (overall and in the seconds around each restart), reconnections and the
+gap each left in its stream, drain and restart durations, the requests the proxy sent to a second
+instance (from its access log), the sessions that moved; for the sheet-client.js users, by group,
+the acknowledged events the store lacked after the kills, those sent again, tries sent again after
+a lost answer and the replays that answered them, and the errors that reached them. The last line
+is `rolling-restart: N passed, M failed`.
 """
 
 from __future__ import annotations
@@ -47,15 +65,18 @@ import collections
 import json
 import math
 import os
+import queue
 import random
 import re
 import socket
+import subprocess
 import sys
 import threading
 import time
 import uuid
 
 from sheetkit.harness import KeepAlive, Sheetd, decoded
+from sheetkit.redis import call
 from sheetkit.sse import ResumePoint, StreamBody, open_stream
 
 P = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -71,6 +92,12 @@ P.add_argument("--settle", type=float, default=6.0, help="seconds of load betwee
 P.add_argument("--tail", type=float, default=6.0, help="seconds of load after the last restart")
 P.add_argument("--fps", type=int, default=30)
 P.add_argument("--access-log", default="")
+P.add_argument("--js-users", type=int, default=6, help="sheet-client.js users in Node (half numbering); 0: none")
+P.add_argument("--kills", type=int, default=1, choices=(0, 1),
+               help="1: after the restarts, each instance killed (SIGKILL) with Redis's writes held, then once more under "
+                    "load (needs --store and --js-users)")
+P.add_argument("--client-module", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources",
+                                                      "SheetService", "Resources", "sheet-client.js"))
 P.add_argument("--out", required=True)
 ARGS = P.parse_args()
 
@@ -97,6 +124,7 @@ class Record:
         self.counts = collections.Counter()
         self.reconnects = []  # dicts: stream, t, why, gap, resumed_with
         self.restarts = []  # dicts per instance
+        self.kills = []  # dicts per SIGKILL
         self.animations = []  # (sid, n, t_started, duration)
         self.streams = {}  # sid -> Stream
         self.lost = set()  # sessions that answered 404 while they should have existed
@@ -172,16 +200,21 @@ class Client:
         # An event that carries `seq` is idempotent (docs/HTTP.md): an answer lost on the way (a
         # 502 from nginx whose instance closed the connection while draining, a transport error)
         # is asked for again with the same body, as sheet-client.js does; sheetd applies it once.
+        # So is POST /simulate, which changes nothing (nginx does not resend a POST either).
+        again = isinstance(body, dict) and "seq" in body or path == "/simulate"
         for attempt in range(4):
             t = time.perf_counter()
-            status, raw, _, error = self.link.request(method, path, body)
+            status, raw, headers, error = self.link.request(method, path, body)
             seconds = time.perf_counter() - t
             lost = bool(error) or status in (502, 503, 504)
-            if not (lost and isinstance(body, dict) and "seq" in body and attempt < 3):
+            if not (lost and again and attempt < 3):
                 break
             with LOCK:
-                REC.counts["retried with the same seq"] += 1
+                REC.counts["retried with the same seq" if path != "/simulate" else "simulations asked again"] += 1
             time.sleep(0.1 * (attempt + 1))
+        if attempt > 0 and status == 200 and (headers or {}).get("sheetd-replay") == "true":
+            with LOCK:
+                REC.counts["retries answered as a replay"] += 1
         REC.request(kind or method, status, seconds)
         if error:
             data = "" if body is None else json.dumps(body, separators=(",", ":"))
@@ -370,6 +403,8 @@ class Session:
         self.seq += 1
         body["seq"] = self.seq
         status, res = self.c.call("POST", f"/sessions/{self.sid}/{kind}", body, name)
+        if 0 < status < 500 and status != 200:
+            self.seq -= 1  # refused: the seq is not taken, the next request has it (docs/HTTP.md)
         if not self.expect(status, 200, name, res):
             return None
         body.pop("seq")
@@ -498,6 +533,117 @@ def user(k):
 
 
 # --------------------------------------------------------------------------------------------
+# sheet-client.js users, in Node (IntegrationTests/rolling_restart_clients.mjs), and the kills.
+
+
+class JSUsers:
+    """The Node process of the sheet-client.js users: commands on its stdin, events from its stdout."""
+
+    def __init__(self):
+        # sheet-client.js as sheetd serves it, with the extension that makes Node read it as a module.
+        module = os.path.join(ARGS.out, "sheet-client.mjs")
+        with open(ARGS.client_module, "rb") as src, open(module, "wb") as dst:
+            dst.write(src.read())
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rolling_restart_clients.mjs")
+        self.log = open(os.path.join(ARGS.out, "js-users.log"), "w")
+        self.proc = subprocess.Popen(
+            ["node", script, "--module", module, "--base", f"http://{HOST}:{ARGS.proxy_port}/", "--users", str(ARGS.js_users)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True, bufsize=1)
+        self.events = queue.Queue()
+        self.report = None
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            try:
+                event = json.loads(line)
+            except ValueError:
+                self.log.write(line)
+                continue
+            if event.get("event") == "report":
+                self.report = event["users"]
+            self.events.put(event.get("event"))
+        self.events.put(None)
+
+    def send(self, cmd):
+        try:
+            self.proc.stdin.write(json.dumps({"cmd": cmd}) + "\n")
+            self.proc.stdin.flush()
+        except OSError:
+            pass
+
+    def wait(self, event, seconds):
+        """Whether `event` came within `seconds` (other events before it are dropped)."""
+        end = time.monotonic() + seconds
+        while (left := end - time.monotonic()) > 0:
+            try:
+                got = self.events.get(timeout=left)
+            except queue.Empty:
+                return False
+            if got == event:
+                return True
+            if got is None:
+                return False
+        return False
+
+    def finish(self):
+        self.send("stop")
+        if self.wait("report", 60):
+            with open(os.path.join(ARGS.out, "js-users.json"), "w") as f:
+                json.dump(self.report, f, indent=1)
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+
+
+def redis_port():
+    return int(ARGS.store[len("redis://"):].rstrip("/").rpartition(":")[2])
+
+
+def kill(i):
+    """SIGKILL of instance i; waits for it to be gone."""
+    i.proc.kill()
+    i.proc.wait()
+    write_pids()
+
+
+def restart(i, r):
+    time.sleep(1.0)  # the instance down a while: its sessions go to the others meanwhile
+    i.start()
+    r["ready_ok"] = i.ready()
+    r["ready"] = now()
+    time.sleep(2.0)  # the users' sessions back on it before the next kill
+
+
+def crashes(js):
+    """Each instance killed with Redis's writes held and every user's events held with them (each
+    user's session lacks at least one acknowledged event), then each killed once more under load."""
+    for i in INSTANCES:
+        r = {"instance": i.n, "kind": "held"}
+        call(redis_port(), "CLIENT", "PAUSE", "10000", "WRITE")
+        js.send("hold")
+        r["held"] = js.wait("held", 15)
+        r["killed"] = now()
+        kill(i)
+        call(redis_port(), "CLIENT", "UNPAUSE")
+        js.send("killed")
+        r["measured"] = js.wait("measured", 20)
+        restart(i, r)
+        REC.kills.append(r)
+        print(f"rolling-restart: instance {i.n}: SIGKILL with the store's writes held "
+              f"({'every user held' if r['held'] else 'NOT every user held'}), ready again", file=sys.stderr)
+    for i in INSTANCES:
+        r = {"instance": i.n, "kind": "live", "held": True, "measured": True, "killed": now()}
+        kill(i)
+        restart(i, r)
+        REC.kills.append(r)
+        print(f"rolling-restart: instance {i.n}: SIGKILL under load, ready again", file=sys.stderr)
+
+
+# --------------------------------------------------------------------------------------------
 # The run.
 
 
@@ -531,6 +677,9 @@ def main():
             return 1
     if ARGS.proxy == "haproxy":
         time.sleep(1.5)  # its health checks (every 500 ms) see the instances up
+    js = JSUsers() if ARGS.js_users > 0 else None
+    if js is not None and not js.wait("ready", 30):
+        REC.error("js", f"the sheet-client.js users did not all create their sessions; see {ARGS.out}/js-users.log")
     users = [threading.Thread(target=user, args=(k,), daemon=True) for k in range(ARGS.users)]
     for u in users:
         u.start()
@@ -553,14 +702,86 @@ def main():
     STOP.set()
     for u in users:
         u.join(30)
+    if js is not None:
+        if ARGS.kills and ARGS.store.startswith("redis://"):
+            crashes(js)
+        js.finish()
     exits = []
     for i in INSTANCES:
         exits.append(i.stop(ARGS.drain_grace + 20))
     write_pids()
-    return report(exits)
+    return report(exits, js.report if js is not None else None)
 
 
-def report(final_exits):
+def js_figures(users, check):
+    """The sheet-client.js users' checks and figures, by group (numbering or not)."""
+    if users is None:
+        if ARGS.js_users > 0:
+            check(False, f"the sheet-client.js users reported (see {ARGS.out}/js-users.log)")
+        return {}
+    held = [k for k in REC.kills if k["kind"] == "held"]
+    if REC.kills:
+        check(all(k["held"] and k["measured"] and k.get("ready_ok") for k in REC.kills),
+              f"each SIGKILL: {len(held)} with every sheet-client.js user's events held and measured, "
+              f"{len(REC.kills) - len(held)} under load; each instance ready again after it: "
+              + ", ".join(f"{k['instance']} ({k['kind']}): {'ok' if k['held'] and k['measured'] and k.get('ready_ok') else 'no'}"
+                          for k in REC.kills))
+    failed = [u for u in users if "failed" in u or not u.get("deleted")]
+    check(not failed, f"sheet-client.js users: {len(users) - len(failed)} of {len(users)} ran to the end and deleted "
+          "their session" + (f"; {failed[0].get('failed', failed[0].get('errorSamples'))}" if failed else ""))
+    out = {"lines": []}
+    for numbering in (True, False):
+        group = [u for u in users if u.get("numbering") == numbering and "failed" not in u]
+        if not group:
+            continue
+        stats = collections.Counter()
+        errors = collections.Counter()
+        for u in group:
+            stats.update(u["stats"])
+            errors.update(u["errors"])
+        kills = [k for u in group for k in u["kills"]]
+        lacking = sum(k["lacking"] for k in kills)
+        figures = {"users": len(group), "gestures": sum(u["gestures"] for u in group),
+                   "events acknowledged": sum(u["acknowledged"] for u in group),
+                   "acknowledged events the store lacked after the held kills": lacking,
+                   "users whose session lacked some": sum(1 for u in group if any(k["lacking"] for k in u["kills"])),
+                   "errors that reached the client": dict(errors), **{k: v for k, v in stats.items()}}
+        name = "numbering" if numbering else "not numbering"
+        out[name] = figures
+        if numbering:
+            resent = sum(k["resent"] or 0 for k in kills)
+            unrecovered = [f"{u['id']}: lacked {k['lacking']}, sent again {k['resent']}, state at its next event {k['state']}"
+                           for u in group for k in u["kills"] if k["resent"] != k["lacking"] or k["state"] is not True]
+            mismatched = [f"{u['id']}: client {u['lastSeq']['acknowledged']}, session {u['lastSeq']['session']}"
+                          for u in group if u["lastSeq"]["session"] != u["lastSeq"]["acknowledged"]]
+            if held:
+                check(all(any(k["lacking"] for k in u["kills"]) for u in group),
+                      f"numbering sheet-client.js users: every session lacked acknowledged events after the kill of its "
+                      f"instance ({lacking} events in all, {figures['users whose session lacked some']} of {len(group)} "
+                      "users)")
+            check(not unrecovered and stats["acknowledgedLost"] == 0 and not mismatched,
+                  f"numbering sheet-client.js users: 0 acknowledged events lost across {len(REC.kills)} SIGKILLs: the "
+                  f"{lacking} the store lacked were sent again ({resent}) and applied (the session at the client's next "
+                  f"event), none the client could not send again ({stats['acknowledgedLost']}), every session's last "
+                  f"applied seq the last one acknowledged ({len(group) - len(mismatched)} of {len(group)})"
+                  + (f"; {(unrecovered + mismatched)[:3]}" if unrecovered or mismatched else ""))
+            check(not errors, f"numbering sheet-client.js users: no error reached them ({sum(errors.values())}); "
+                  f"{stats['retried']} tries sent again, {stats['replays']} answered as a replay, "
+                  f"{stats['renumbered']} renumbered")
+            out["lines"].append(
+                f"sheet-client.js, numbering (default): {len(group)} users, {figures['events acknowledged']} events "
+                f"acknowledged; the held kills left {lacking} acknowledged events out of the store, all {resent} sent "
+                f"again and applied: 0 lost; {stats['retried']} tries sent again after a lost answer, {stats['replays']} "
+                f"answered as replays, {stats['resent']} requests resent in all, errors {dict(errors) or 0}")
+        else:
+            out["lines"].append(
+                f"sheet-client.js, numbering off: {len(group)} users, {figures['events acknowledged']} events "
+                f"acknowledged; the held kills left {lacking} acknowledged events out of the store, all lost; errors "
+                f"that reached them {dict(errors) or 0}")
+    return out
+
+
+def report(final_exits, js_users):
     t_end = now()
     checks = []
 
@@ -579,7 +800,8 @@ def report(final_exits):
     check(lost == 0, f"zero sessions lost: {len(REC.lost)} of {REC.counts['sessions created']} sessions answered 404 "
           f"while they existed ({long_lost} of the {len(REC.streams)} long-lived ones; {lost} requests)")
     check(n5 == 0, f"zero 5xx seen by clients: {n5} of {len(reqs)} requests "
-          f"({REC.counts['retried with the same seq']} lost answers asked for again with the same seq)")
+          f"({REC.counts['retried with the same seq']} lost answers asked for again with the same seq, "
+          f"{REC.counts['retries answered as a replay']} of them answered as a replay)")
     check(e["transport"] == 0, f"zero transport errors: {e['transport']}")
     check(e["state"] == 0 and e["replay"] == 0,
           f"no state lost: {e['state']} 409s or wrong states, {e['replay']} gestures that /simulate replays differently "
@@ -623,6 +845,7 @@ def report(final_exits):
     check(expected and seen == expected, f"streams followed every animation started while connected: {seen} of {expected}"
           + (f"; missed {', '.join(missed[:3])}" if missed else ""))
     check(all(x == 0 for x in final_exits), f"each instance exited 0 at the end: {final_exits}")
+    js = js_figures(js_users, check)
 
     # The proxy's view: requests sent to a second instance, sessions that moved.
     retried = moved = 0
@@ -669,6 +892,8 @@ def report(final_exits):
         "restarts": [{"instance": r["instance"], "exit": r["exit"], "drain s": round(r["exited"] - r["sigterm"], 3),
                       "down s": round(r["ready"] - r["exited"], 3)} for r in REC.restarts],
         "errors": dict(e), "counts": dict(REC.counts), "seconds": round(t_end, 1),
+        "kills": [{k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items()} for r in REC.kills],
+        "sheet-client.js users": js,
     }
     with open(os.path.join(ARGS.out, "result.json"), "w") as f:
         json.dump(figures, f, indent=1)
@@ -688,6 +913,8 @@ def report(final_exits):
           f"{figures['stream gap s p50/max (last event to reopened)'][0]} / {figures['stream gap s p50/max (last event to reopened)'][1]}")
     print(f"- {ARGS.proxy}: {retried} requests sent on to a second instance, {moved} sessions served by more than one "
           f"instance, 5xx it answered: {dict(proxy_5xx) or 0}")
+    for line in js.get("lines", []):
+        print(f"- {line}")
     if REC.samples:
         print(f"- errors {dict(e)}; the first ones (all in {ARGS.out}/errors.jsonl):")
         for s in REC.samples[:8]:

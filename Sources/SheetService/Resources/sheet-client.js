@@ -294,6 +294,11 @@
  * @property {number} layoutsUnpredicted  layout changes sent without a prediction (options changed, no layout law, a card coasting): the card follows the answer
  * @property {number} transforms   stacks: `parentTransform`s and `backdropTransform`s of answers and frames compared with the recede law evaluated here
  * @property {number} transformMismatches  those that differ, bit for bit (there should be none)
+ * @property {number} retried        event requests sent again with the same `seq` (an answer lost to a dropped connection or a proxy's 502/503/504, or the session busy with another request)
+ * @property {number} replays        answers that were the first answer again (`Sheetd-Replay`: a retried request sheetd had applied already)
+ * @property {number} resent         acknowledged requests sent again because the session lacked them (`sequence-gap` below what it had acknowledged: its instance died before writing them)
+ * @property {number} acknowledgedLost  acknowledged requests the session lacked that could not be sent again (kept no more, or refused): there should be none
+ * @property {number} renumbered     requests given another `seq` (the session numbered elsewhere: another client, or a try of this one it did or did not apply)
  *
  * @typedef {object} LayoutRule  One detent of the layout law.
  * @property {string} name
@@ -356,9 +361,10 @@
 export class SheetError extends Error {
     /**
      * @param {number} status
-     * @param {{code?: string, detail?: string, title?: string, field?: string}} problem
+     * @param {{code?: string, detail?: string, title?: string, field?: string, lastSeq?: number}} problem
+     * @param {number | null} [retryAfter]  the answer's Retry-After, seconds
      */
-    constructor(status, problem) {
+    constructor(status, problem, retryAfter = null) {
         super(problem.detail || problem.title || `HTTP ${status}`);
         this.name = "SheetError";
         /** HTTP status. */
@@ -368,6 +374,8 @@ export class SheetError extends Error {
         /** The offending field, where there is one. */
         this.field = problem.field;
         this.problem = problem;
+        /** Seconds after which to try again (Retry-After), where the answer says; else null. */
+        this.retryAfter = retryAfter;
     }
 }
 
@@ -1088,9 +1096,11 @@ export class SheetClient {
     /**
      * @param {string | URL} [baseURL]  the server; default: where this module was loaded from, so
      *   `import … from "http://host:8080/sheet-client.js"` then `new SheetClient()` just works.
-     * @param {{addedLatency?: number}} [options]  addedLatency: a simulated network round trip in
-     *   milliseconds added to every request of this client (half before it leaves, half after the
-     *   answer), to feel a remote sheetd from localhost. Frame streams are not delayed.
+     * @param {{addedLatency?: number, numbering?: boolean}} [options]  addedLatency: a simulated
+     *   network round trip in milliseconds added to every request of this client (half before it
+     *   leaves, half after the answer), to feel a remote sheetd from localhost. Frame streams are
+     *   not delayed. numbering (default true): the sessions of this client number their event
+     *   requests (`seq`, see SheetSession.numbering); false: as before numbering existed.
      */
     constructor(baseURL = new URL(".", import.meta.url), options = {}) {
         const base = new URL(baseURL, typeof location === "undefined" ? undefined : location.href);
@@ -1099,6 +1109,8 @@ export class SheetClient {
         this.baseURL = base;
         /** Simulated round trip added to every request, milliseconds (0: none). */
         this.addedLatency = options.addedLatency ?? 0;
+        /** Whether the sessions this client makes number their event requests (each session's `numbering` starts so). */
+        this.numbering = options.numbering ?? true;
     }
     /**
      * @param {string} path
@@ -1113,6 +1125,16 @@ export class SheetClient {
      * @returns {Promise<any>}
      */
     async request(method, path, body, signal) {
+        return (await this.exchange(method, path, body, signal)).body;
+    }
+
+    /**
+     * One JSON request, and whether its answer was a replay (`Sheetd-Replay: true`: the first
+     * answer to a `seq` sent again, nothing applied); throws a SheetError for a problem answer.
+     * @param {string} method @param {string} path @param {any} [body] @param {AbortSignal} [signal]
+     * @returns {Promise<{body: any, replay: boolean}>}
+     */
+    async exchange(method, path, body, signal) {
         /** @type {RequestInit} */
         const init = { method, signal, headers: {} };
         if (body !== undefined) {
@@ -1132,8 +1154,11 @@ export class SheetClient {
                 json = { detail: text };
             }
         }
-        if (!response.ok) throw new SheetError(response.status, json ?? {});
-        return json;
+        if (!response.ok) {
+            const retryAfter = Number.parseInt(response.headers.get("Retry-After") ?? "", 10);
+            throw new SheetError(response.status, json ?? {}, Number.isFinite(retryAfter) ? retryAfter : null);
+        }
+        return { body: json, replay: response.headers.get("Sheetd-Replay") === "true" };
     }
 
     /**
@@ -1255,13 +1280,27 @@ export class SheetSession {
          */
         this.onScrollFling = null;
         /**
-         * Retries of an event request whose answer was lost (a network error, 502, 503 or 504):
-         * with retries > 0, every event request carries `seq` (raised by one each), so sheetd
-         * applies it once and answers a retry with the first answer. 0: no `seq`, no retry.
+         * Number the event requests (`seq`, one more for each the session acknowledged), so that
+         * sheetd applies each once: a request whose answer was lost is sent again (`retries`) and
+         * answered as the first time, and the requests acknowledged in the last `keepAcknowledged`
+         * seconds are kept and sent again when the session answers that it lacks them (its
+         * instance died before writing them to the store). false: no `seq`, no retry.
          */
-        this.retries = 0;
+        this.numbering = client.numbering ?? true;
+        /**
+         * Tries more of a numbered request whose answer was lost (the connection dropped; a
+         * proxy's 502, 503 or 504) or that the session asked to send later (Retry-After), each
+         * after a backoff (0.1 s doubling, up to 2 s, or the Retry-After). 0: none.
+         */
+        this.retries = 4;
+        /** Seconds an acknowledged request is kept to be sent again, counted at each later acknowledgement. */
+        this.keepAcknowledged = 5;
         /** The last `seq` sent. */
         this._seq = 0;
+        /** The last `seq` the session is known to have applied (an acknowledgement, or its word). */
+        this._acknowledged = 0;
+        /** @type {{seq: number, method: string, target: string, body: any, at: number}[]} acknowledged requests, oldest first */
+        this._kept = [];
         /** @type {PredictionStats} */
         this.stats = this._freshStats(0);
         /** @type {Promise<any>} */
@@ -1322,6 +1361,7 @@ export class SheetSession {
             predictions: 0, mismatches: 0, maxError: 0, catches: 0, corrections: 0, releases: 0, releaseMismatches: 0,
             layouts: 0, layoutMismatches: 0, layoutsUnpredicted: 0,
             transforms: 0, transformMismatches: 0,
+            retried: 0, replays: 0, resent: 0, acknowledgedLost: 0, renumbered: 0,
         };
     }
 
@@ -1341,6 +1381,7 @@ export class SheetSession {
     async replace(config) {
         const snapshot = await this._enqueue("PUT", this.path, config, "other");
         this._lastTime = -Infinity;
+        this._restartNumbering();
         this._adopt(snapshot);
         this.sentOptions = { ...(config.options ?? {}) };
         return this.snapshot;
@@ -2506,23 +2547,12 @@ export class SheetSession {
                 stats.largestBatch = Math.max(stats.largestBatch, job.events.length);
             }
             if (kind !== "other" && this.predicts) target += `?frames=${this.playbackFps}`;
-            // Idempotent: the same `seq` on every try, so sheetd applies the request once.
-            if (kind !== "other" && this.retries > 0) payload = { ...payload, seq: (this._seq += 1) };
             stats.requestsSent += 1;
             stats.inFlight += 1;
             stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
             try {
-                let result;
-                for (let attempt = 0; ; attempt++) {
-                    try {
-                        result = await this.client.request(method, target, payload);
-                        break;
-                    } catch (e) {
-                        const lost = !(e instanceof SheetError) || [502, 503, 504].includes(e.status);
-                        if (!lost || attempt >= this.retries || !("seq" in payload)) throw e;
-                        await new Promise((resolve) => setTimeout(resolve, 100 * (attempt + 1)));
-                    }
-                }
+                const result = kind === "other" ? await this.client.request(method, target, payload)
+                    : await this._deliver(method, target, payload);
                 if (kind !== "other") this._answered(result, job);
                 return result;
             } catch (e) {
@@ -2543,4 +2573,168 @@ export class SheetSession {
         this._queued = job;
         return job.promise;
     }
+
+    // ---- Numbered event requests (`seq`, docs/HTTP.md "Idempotent events") ----
+
+    /**
+     * Sends an event request and resolves with its answer: numbered (unless `numbering` is off)
+     * with the `seq` after the last one sent, tried again while its answer is lost, and, where the
+     * session answers that its count is elsewhere, numbered again: after sending again the
+     * acknowledged requests it lacks (`sequence-gap` below what it acknowledged), or from its
+     * count (another client numbered it; a lost try it did or did not apply). Kept once
+     * acknowledged. A refusal leaves its `seq` for the next request.
+     * @param {string} method @param {string} target @param {any} body
+     * @returns {Promise<any>}
+     */
+    async _deliver(method, target, body) {
+        if (!this.numbering) return this.client.request(method, target, body);
+        const stats = this.stats;
+        let seq = this._seq + 1;
+        // Times the session's count moved this request (bounded: two clients numbering one
+        // session take turns; a third of a second each at most with the retries' backoff).
+        for (let turns = 0; ; turns++) {
+            this._seq = Math.max(this._seq, seq);
+            const sent = await this._numbered(method, target, body, seq);
+            if (sent.ok) {
+                if (sent.replay && sent.tries === 0 && turns < MAX_SEQUENCE_TURNS) {
+                    // The first try of this seq answered with a replay: another client's request
+                    // had it (this one was not applied). The next number.
+                    stats.renumbered += 1;
+                    seq += 1;
+                    continue;
+                }
+                if (sent.replay) stats.replays += 1;
+                this._acknowledged = Math.max(this._acknowledged, seq);
+                this._keep(seq, method, target, body);
+                return sent.body;
+            }
+            const e = sent.error;
+            const last = e instanceof SheetError && e.status === 409 ? e.problem.lastSeq : undefined;
+            if (typeof last === "number" && e.retryAfter === null && turns < MAX_SEQUENCE_TURNS) {
+                if (e.code === "sequence-gap" && last < this._acknowledged) {
+                    // The session lacks requests it acknowledged (written to the store behind
+                    // their answers by an instance that died): send them again, then this one.
+                    seq = (await this._resend(last)) + 1;
+                    continue;
+                }
+                if (e.code === "sequence-gap" || (e.code === "stale-sequence" && sent.tries === 0 && last >= seq)) {
+                    // Its count is past this client's acknowledgements: tries of this client whose
+                    // answers were lost, applied or not, or another client's requests. Number on.
+                    stats.renumbered += 1;
+                    this._acknowledged = Math.max(this._acknowledged, last);
+                    seq = last + 1;
+                    continue;
+                }
+                // Applied by a try whose answer is lost for good (stale on a retry): counted as
+                // the session's, and the error says so.
+                this._acknowledged = Math.max(this._acknowledged, Math.min(last, seq));
+            } else if (!answerLost(e)) {
+                // Refused (the event does not apply, the body is wrong): the seq stays free.
+                this._seq = seq - 1;
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * One try of `seq` and the tries more while its answer is lost or the session is busy with
+     * another request (`retries`, with backoff).
+     * @param {string} method @param {string} target @param {any} body @param {number} seq
+     * @returns {Promise<{ok: true, body: any, replay: boolean, tries: number} | {ok: false, error: any, tries: number}>}
+     */
+    async _numbered(method, target, body, seq) {
+        for (let tries = 0; ; tries++) {
+            try {
+                const answer = await this.client.exchange(method, target, { ...body, seq });
+                return { ok: true, body: answer.body, replay: answer.replay, tries };
+            } catch (e) {
+                const again = answerLost(e) || (e instanceof SheetError && e.status === 409 && e.retryAfter !== null);
+                if (!again || tries >= this.retries) return { ok: false, error: e, tries };
+                this.stats.retried += 1;
+                await sleep(retryDelay(tries, e instanceof SheetError ? e.retryAfter : null));
+            }
+        }
+    }
+
+    /**
+     * The session's last applied seq is `last`, below what it acknowledged: sends the kept
+     * requests after it again, in order, each numbered on from `last` (with its own number
+     * unless an earlier one is missing). Returns the seq the session has now. Throws where an
+     * answer is lost again: the requests not sent yet stay kept, and the next request finds the
+     * gap again.
+     * @param {number} last
+     * @returns {Promise<number>}
+     */
+    async _resend(last) {
+        const stats = this.stats;
+        const kept = this._kept.filter((k) => k.seq > last);
+        // Acknowledged before the oldest request still kept: nothing to send them again with.
+        stats.acknowledgedLost += Math.max(0, (kept.length ? kept[0].seq : this._acknowledged + 1) - last - 1);
+        let seq = last;
+        this._acknowledged = last;
+        for (const k of kept) {
+            k.seq = seq + 1;
+            const sent = await this._numbered(k.method, k.target, k.body, k.seq);
+            if (!sent.ok) {
+                const e = sent.error;
+                if (answerLost(e)) throw e;
+                // Refused now (the session moved otherwise meanwhile): it stays lost.
+                stats.acknowledgedLost += 1;
+                this._kept = this._kept.filter((other) => other !== k);
+                if (e instanceof SheetError && typeof e.problem.lastSeq === "number") seq = e.problem.lastSeq;
+                continue;
+            }
+            stats.resent += 1;
+            seq = k.seq;
+            this._acknowledged = seq;
+        }
+        this._seq = Math.max(this._seq, seq);
+        return seq;
+    }
+
+    /**
+     * Keeps an acknowledged request to send again; forgets those acknowledged more than
+     * `keepAcknowledged` seconds before it (the store has them by then: it is written within
+     * milliseconds of an answer), and any beyond the newest 1,024.
+     * @param {number} seq @param {string} method @param {string} target @param {any} body
+     */
+    _keep(seq, method, target, body) {
+        const at = performance.now();
+        this._kept.push({ seq, method, target, body, at });
+        const since = at - this.keepAcknowledged * 1000;
+        let drop = Math.max(0, this._kept.length - 1024);
+        while (drop < this._kept.length - 1 && this._kept[drop].at < since) drop += 1;
+        if (drop > 0) this._kept.splice(0, drop);
+    }
+
+    /** A new session under this id (replaced): it numbers from 1. */
+    _restartNumbering() {
+        this._seq = 0;
+        this._acknowledged = 0;
+        this._kept = [];
+    }
+}
+
+/** Times one numbered request may be moved to another `seq` by the session's answers. */
+const MAX_SEQUENCE_TURNS = 8;
+
+/**
+ * Whether a request's answer was lost on the way: a failed fetch (the connection dropped or
+ * never opened) or a proxy's 502, 503 or 504 (an instance that died or is draining).
+ * @param {any} e
+ */
+function answerLost(e) {
+    if (e instanceof SheetError) return [502, 503, 504].includes(e.status);
+    return !(e instanceof DOMException && e.name === "AbortError");
+}
+
+/**
+ * Milliseconds before the try after `tries` tries: the Retry-After where the answer gave one
+ * (at most 5 s), else 100 ms doubling up to 2 s, three quarters to all of it (clients whose
+ * answers one crash lost do not come back in step).
+ * @param {number} tries @param {number | null} retryAfter
+ */
+function retryDelay(tries, retryAfter) {
+    if (retryAfter !== null) return Math.min(retryAfter, 5) * 1000;
+    return Math.min(100 * 2 ** tries, 2000) * (0.75 + Math.random() / 4);
 }

@@ -27,7 +27,12 @@ extension SheetResponder {
             // The common case, a session held here and a plain body (no `seq`): read without a
             // JSON tree (≈ 100 ns against ≈ 600 ns).
             let fps = try Self.framesQuery(request)
-            return try panEvent(held, held: true, (.pan(direct.0), direct.1), fps: fps, receivedAt: request.receivedAt)
+            let event = SheetEvent.pan(direct.0)
+            // A `changed` goes on from the copy here; any other event checks the store's version first.
+            let box = event.isChanged ? held : try current(held)
+            return try sequenced(box, nil) { b in
+                try panEvent(b, (event, direct.1), fps: fps, receivedAt: request.receivedAt)
+            }
         }
         // The general way, in the order that gives the same error for a bad body as always
         // (invalid JSON before a missing session).
@@ -37,41 +42,34 @@ extension SheetResponder {
         let fps = try Self.framesQuery(request)
         if let events = try Decode.panBatch(json, preset: box.preset, clock: box.clock) {
             if held != nil, events.contains(where: { !$0.0.isChanged }) { box = try current(box) }
-            return try sequenced(box, seq) {
-                try panBatch(box, events, fps: fps, receivedAt: request.receivedAt)
+            return try sequenced(box, seq) { b in
+                try panBatch(b, events, fps: fps, receivedAt: request.receivedAt)
             }
         }
         let decoded = try Decode.panRouteEvent(json, preset: box.preset, clock: box.clock)
         if held != nil, !decoded.0.isChanged { box = try current(box) }
-        return try sequenced(box, seq) {
-            try panEvent(box, held: false, decoded, fps: fps, receivedAt: request.receivedAt)
+        return try sequenced(box, seq) { b in
+            try panEvent(b, decoded, fps: fps, receivedAt: request.receivedAt)
         }
     }
 
     /// One event of the pan route, applied and answered.
     private func panEvent(
-        _ held: SessionBox, held isHeld: Bool, _ decoded: (SheetEvent, Double?), fps: Int?,
-        receivedAt: ContinuousClock.Instant
+        _ box: SessionBox, _ decoded: (SheetEvent, Double?), fps: Int?, receivedAt: ContinuousClock.Instant
     ) throws -> HTTPResponse {
         let (event, time) = decoded
-        var box = held
-        if isHeld, !event.isChanged { box = try current(box) }
-        let (outcome, profile) = try applyCurrent(box, event, clientTime: time, receivedAt: receivedAt)
+        let (outcome, profile) = try apply(box, event, clientTime: time, receivedAt: receivedAt)
         return resultResponse(outcome, phase: event.phaseName, profile: profile, fps: fps)
     }
 
     /// A batch of the pan route's events: applied all or nothing, answered with the last event's result and
     /// what the ones before it started.
     func panBatch(
-        _ held: SessionBox, _ events: [(SheetEvent, Double?)], fps: Int?, receivedAt: ContinuousClock.Instant
+        _ box: SessionBox, _ events: [(SheetEvent, Double?)], fps: Int?, receivedAt: ContinuousClock.Instant
     ) throws -> HTTPResponse {
         // (As for a single event, anything but a batch of `changed` checked the store's version
         // first: a gesture may have moved on in another instance.)
-        var box = held
-        let (used, (outcomes, profile)) = try onCurrentVersion(box) { b throws(Problem) in
-            try applyBatch(b, events, receivedAt: receivedAt)
-        }
-        box = used
+        let (outcomes, profile) = try applyBatch(box, events, receivedAt: receivedAt)
         let last = outcomes[outcomes.count - 1]
         var summary = BatchSummary(count: outcomes.count, settles: [], drag: nil)
         for i in outcomes.indices {
@@ -132,18 +130,17 @@ extension SheetResponder {
         let box = try currentSession(id)
         let fps = try Self.framesQuery(request)
         let (time, cascade) = try Decode.dismiss(json, clock: box.clock)
-        return try sequenced(box, seq) {
+        return try sequenced(box, seq) { b in
             var closed: [String]?
             if cascade {
-                let children = openChildren(of: box, at: time)
+                let children = openChildren(of: b, at: time)
                 for child in children.reversed() {
-                    _ = try applyCurrent(
-                        child, .dismiss, clientTime: time, receivedAt: request.receivedAt, cascade: true)
+                    _ = try apply(child, .dismiss, clientTime: time, receivedAt: request.receivedAt, cascade: true)
                 }
                 closed = children.map(\.id)
             }
-            let (outcome, profile) = try applyCurrent(
-                box, .dismiss, clientTime: time, receivedAt: request.receivedAt, cascade: cascade)
+            let (outcome, profile) = try apply(
+                b, .dismiss, clientTime: time, receivedAt: request.receivedAt, cascade: cascade)
             return resultResponse(outcome, phase: nil, profile: profile, fps: fps, cascade: closed)
         }
     }
@@ -158,8 +155,8 @@ extension SheetResponder {
         let box = try currentSession(id)
         let fps = try Self.framesQuery(request)
         let (event, time) = try decode(json, box.clock)
-        return try sequenced(box, seq) {
-            let (outcome, profile) = try applyCurrent(box, event, clientTime: time, receivedAt: request.receivedAt)
+        return try sequenced(box, seq) { b in
+            let (outcome, profile) = try apply(b, event, clientTime: time, receivedAt: request.receivedAt)
             return resultResponse(outcome, phase: nil, profile: profile, fps: fps)
         }
     }

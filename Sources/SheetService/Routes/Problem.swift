@@ -10,6 +10,9 @@ public struct Problem: Error, Sendable {
     public var field: String?
     /// Extra response headers (`Allow`, `Retry-After`).
     public var headers: [(name: String, value: String)]
+    /// `stale-sequence` and `sequence-gap`: the session's last applied `seq` (0: none), an
+    /// extension member (RFC 9457 §3.2) a client compares with the last `seq` it saw acknowledged.
+    public var lastSeq: Int?
 
     public init(
         status: Int, code: String, detail: String, field: String? = nil,

@@ -574,6 +574,7 @@ enum ReplyJSON {
         w.member("detail", p.detail)
         w.member("code", p.code)
         if let field = p.field { w.member("field", field) }
+        if let lastSeq = p.lastSeq { w.member("lastSeq", integer: lastSeq) }
         w.endObject()
         return w.takeBytes()
     }

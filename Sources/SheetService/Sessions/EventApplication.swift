@@ -108,32 +108,4 @@ extension SheetResponder {
         for outcome in outcomes where outcome.animation != nil { metrics.animationsStarted.increment() }
         return (outcomes, profile)
     }
-
-    /// `apply`, and with a store, once more on the stored version when the copy here refuses
-    /// the event as a conflict (a drag that went on in another instance: a `changed` that finds
-    /// no drag here may find it in the store).
-    func applyCurrent(
-        _ box: SessionBox, _ event: SheetEvent, clientTime: Double?, receivedAt: ContinuousClock.Instant,
-        cascade: Bool = false
-    ) throws(Problem) -> (SheetOutcome, SessionProfile) {
-        try onCurrentVersion(box) { b throws(Problem) in
-            try apply(b, event, clientTime: clientTime, receivedAt: receivedAt, cascade: cascade)
-        }.result
-    }
-
-    /// Runs `body` on `box`, and with a store, once more on the stored version when the copy
-    /// here refuses with a conflict. Returns the box it ran on last and what it returned.
-    @inline(__always)
-    func onCurrentVersion<T>(
-        _ box: SessionBox, _ body: (SessionBox) throws(Problem) -> T
-    ) throws(Problem) -> (box: SessionBox, result: T) {
-        do {
-            return (box, try body(box))
-        } catch {
-            guard error.status == 409, store != nil else { throw error }
-            let newer = try current(box)
-            guard newer !== box else { throw error }
-            return (newer, try body(newer))
-        }
-    }
 }

@@ -2,11 +2,23 @@ import MicroHTTP
 import SheetPhysics
 
 // Idempotent events: a mutating request (pan, layout, fling, a batch, show, dismiss, step) may
-// carry `seq`, a number its client raises with every request of the session. sheetd applies a
-// `seq` once: the same `seq` again (a retry whose answer was lost: a proxy's timeout, an instance
-// that died after applying it) is answered with the first answer's bytes, from this instance or,
-// through the store, from another; an older `seq` is 409 `stale-sequence`. Nothing is applied
-// twice, and a retried request is answered as the first was.
+// carry `seq`, a number its client raises by one with every request of the session it has
+// acknowledged. sheetd applies the `seq` that follows the session's last applied one (`lastSeq`,
+// kept with the session in memory and in the store), and no other:
+//
+//   seq = lastSeq + 1                 applied
+//   seq = lastSeq, its answer kept    the first answer's bytes again, `Sheetd-Replay: true`; nothing applied
+//   seq = lastSeq, answer not kept    409 stale-sequence (applied by an instance that stopped before storing its answer)
+//   seq < lastSeq                     409 stale-sequence
+//   seq > lastSeq + 1                 409 sequence-gap: the session lacks lastSeq + 1 … seq − 1
+//   another request of the session    409 with Retry-After (stale-sequence for the same seq, else sequence-gap)
+//     being applied
+//
+// Every refusal names `lastSeq`. A retry whose answer was lost (a proxy's timeout, an instance that
+// died after applying it) is thus answered as the first was, from this instance or, through the
+// store, from another; and a gap tells a client that the session is behind what it acknowledged
+// (events are written to the store behind their answers: those answered in the last milliseconds
+// before a crash can be lost), so that it sends them again.
 
 extension Decode {
     /// The largest `seq` (2^53, the largest integer every JSON client holds exactly).
@@ -29,48 +41,114 @@ extension Decode {
     }
 }
 
+/// A `seq` being applied: the record's `lastSeq` and `lastReply` it displaced, put back if the
+/// request is refused (a refused request does not take its `seq`).
+struct SequenceReservation: Sendable {
+    let seq: Int
+    let lastSeq: Int
+    let lastReply: [UInt8]?
+}
+
+extension Problem {
+    /// 409 `stale-sequence`: `seq` was applied already (or is being applied: `busy`).
+    static func staleSequence(_ seq: Int, lastSeq: Int, replyLost: Bool = false, busy: Bool = false) -> Problem {
+        let detail =
+            busy
+            ? "seq \(seq) is being applied by another request; retry once that one is answered"
+            : replyLost
+                ? "seq \(seq) was applied, but its answer was not kept (the instance that applied it stopped first); GET the session for its state and number the next request \(seq + 1)"
+                : "seq \(seq) is older than the session's last applied seq \(lastSeq): a request answered already"
+        var p = Problem(
+            status: 409, code: "stale-sequence", detail: detail, field: "seq",
+            headers: busy ? [("Retry-After", "1")] : [])
+        p.lastSeq = lastSeq
+        return p
+    }
+
+    /// 409 `sequence-gap`: `seq` does not follow the session's last applied one; `applying`, the
+    /// `seq` another request is applying now, if one is.
+    static func sequenceGap(_ seq: Int, lastSeq: Int, applying: Int? = nil) -> Problem {
+        let detail =
+            if let applying {
+                "seq \(seq) follows seq \(applying), which another request is applying; retry once that one is answered"
+            } else {
+                "seq \(seq) does not follow the session's last applied seq \(lastSeq): send seq \(lastSeq + 1) next (a client that saw seqs after \(lastSeq) acknowledged sends those requests again first)"
+            }
+        var p = Problem(
+            status: 409, code: "sequence-gap", detail: detail, field: "seq",
+            headers: applying != nil ? [("Retry-After", "1")] : [])
+        p.lastSeq = lastSeq
+        return p
+    }
+}
+
 extension SheetResponder {
-    /// Runs `body`, the application of a request, once per `seq`: a `seq` applied already is
-    /// answered with its first answer (`Sheetd-Replay: true`), an older one is 409
-    /// `stale-sequence`, one being applied by a concurrent request is 409 with `Retry-After`. A
-    /// refused request leaves its `seq` free (a retry is refused again, not replayed). Without
-    /// `seq`, `body` as it is.
-    func sequenced(_ box: SessionBox, _ seq: Int?, _ body: () throws -> HTTPResponse) throws -> HTTPResponse {
-        guard let seq else { return try body() }
+    /// Applies a request to a session: `body` applied to the session's box, once per `seq` (the
+    /// rules above; without `seq`, as it comes). With a store, a conflict or a gap is tried once
+    /// more on the stored version of the session if it is newer than the copy here: a drag, or a
+    /// `seq`, that went on in another instance. Both the `seq` and the event are checked on the
+    /// copy the event is applied to.
+    func sequenced(_ box: SessionBox, _ seq: Int?, _ body: (SessionBox) throws -> HTTPResponse) throws -> HTTPResponse {
+        do {
+            return try once(box, seq, body)
+        } catch let problem as Problem where problem.status == 409 && problem.code != "stale-sequence" && store != nil {
+            let newer = try current(box)
+            guard newer !== box else { throw problem }
+            return try once(newer, seq, body)
+        }
+    }
+
+    /// `body` on `box` once per `seq`: the answer it gave before, a problem where the `seq` cannot
+    /// be applied, or `body` applied and its answer kept with the session.
+    private func once(_ box: SessionBox, _ seq: Int?, _ body: (SessionBox) throws -> HTTPResponse) throws
+        -> HTTPResponse
+    {
+        guard let seq else { return try body(box) }
         if let replayed = try reserve(box, seq) { return replayed }
         let response: HTTPResponse
         do {
-            response = try body()
+            response = try body(box)
         } catch {
-            box.record.withLock { r in
-                if r.lastSeq == seq, r.lastReply == nil { r.lastSeq = r.previousSeq }
-            }
+            box.record.withLock { r in release(&r, seq) }
             throw error
         }
-        guard response.status == 200, let bytes = response.body.completeBytes else { return response }
         box.record.withLock { r in
-            guard r.lastSeq == seq else { return }
+            guard response.status == 200 else { return release(&r, seq) }
+            guard r.applying?.seq == seq else { return }
+            r.applying = nil
+            // (An answer that is not whole bytes cannot be kept: its seq stays applied without it.)
+            guard let bytes = response.body.completeBytes else { return }
             r.lastReply = bytes
             save(box, &r)
         }
+        // Draining: as for the event itself, the store has the answer before it leaves, so the
+        // retry that reaches another instance is answered from it.
+        if store != nil, draining.load(ordering: .relaxed) { _ = store?.flush(timeout: 1) }
         return response
     }
 
     /// Takes `seq` for this request: the first answer again where it was applied, a problem
-    /// where it cannot be applied; nil: reserved, apply it.
+    /// where it cannot be applied; nil: reserved (the record's `lastSeq` is `seq` from now, so
+    /// that the state the event writes to the store carries it), apply it.
     private func reserve(_ box: SessionBox, _ seq: Int) throws(Problem) -> HTTPResponse? {
         let outcome: Result<[UInt8]?, Problem> = box.record.withLock { r in
-            if seq == r.lastSeq, let reply = r.lastReply { return .success(reply) }
-            if seq <= r.lastSeq {
-                return .failure(
-                    Problem(
-                        status: 409, code: "stale-sequence",
-                        detail: seq == r.lastSeq
-                            ? "seq \(seq) is being applied by another request; retry once that one is answered"
-                            : "seq \(seq) is older than the session's last applied seq \(r.lastSeq): a request answered already",
-                        field: "seq", headers: seq == r.lastSeq ? [("Retry-After", "1")] : []))
+            // What the session had applied before any request in flight.
+            let applied = r.applying.map { ($0.lastSeq, $0.lastReply) } ?? (r.lastSeq, r.lastReply)
+            if seq == applied.0, seq > 0 {
+                guard let reply = applied.1 else {
+                    return .failure(.staleSequence(seq, lastSeq: applied.0, replyLost: true))
+                }
+                return .success(reply)
             }
-            r.previousSeq = r.lastSeq
+            if seq < applied.0 { return .failure(.staleSequence(seq, lastSeq: applied.0)) }
+            if let applying = r.applying?.seq {
+                return .failure(
+                    seq == applying
+                        ? .staleSequence(seq, lastSeq: applied.0, busy: true)
+                        : .sequenceGap(seq, lastSeq: applied.0, applying: applying))
+            }
+            if seq > applied.0 + 1 { return .failure(.sequenceGap(seq, lastSeq: applied.0)) }
+            r.applying = SequenceReservation(seq: seq, lastSeq: r.lastSeq, lastReply: r.lastReply)
             r.lastSeq = seq
             r.lastReply = nil
             return .success(nil)
@@ -80,5 +158,14 @@ extension SheetResponder {
         r.headers.append(name: "Sheetd-Replay", value: "true")
         metrics.replays.increment()
         return r
+    }
+
+    /// A refused request gives its `seq` back: the session's last applied `seq` and its answer
+    /// are what they were.
+    private func release(_ r: inout SessionRecord, _ seq: Int) {
+        guard let reservation = r.applying, reservation.seq == seq else { return }
+        r.lastSeq = reservation.lastSeq
+        r.lastReply = reservation.lastReply
+        r.applying = nil
     }
 }

@@ -21,8 +21,9 @@ struct SessionRecord: Sendable {
     /// of it is answered with them (`EventSequence.swift`).
     var lastSeq = 0
     var lastReply: [UInt8]?
-    /// `lastSeq` before the request applying the current one, restored if that request is refused.
-    var previousSeq = 0
+    /// The request with `seq` being applied now, if one is (in memory only: a record read from
+    /// the store has none, so a `lastSeq` without `lastReply` there was applied, its answer lost).
+    var applying: SequenceReservation?
     /// Enough for a stream away for a drain's 2 s retry while its session goes on elsewhere at a
     /// gesture every ~0.5 s (4 was not: IntegrationTests/rolling-restart saw resumptions fall back to a
     /// snapshot, 3 of 12 in one run). An idle session holds none of them.

@@ -1,8 +1,9 @@
 // A whole sheetd session driven through the client that swift-openapi-generator makes from the
 // repository's openapi.yaml (the build plugin; async-http-client, so frame streams stream):
 // every preset created with options, shown, dragged (began, changed, ended), its snap and
-// animation read typed, its frames streamed, and a simulation. Every typed answer is encoded
-// again and compared with the raw JSON sheetd sent: a field the typed client lost fails the run.
+// animation read typed, its frames streamed, numbered events (`seq`: the replay header and the gap
+// problem typed), and a simulation. Every typed answer is encoded again and compared with the raw
+// JSON sheetd sent: a field the typed client lost fails the run.
 //
 //     swift run --package-path Clients/swift SheetClientExample PORT [HOST]
 //
@@ -449,6 +450,34 @@ try await roundTrip("stack: cascade result", closed, operation: "dismiss")
 await report.check(closed.cascade == ["sw-root~pay"], "stack: the cascade closes both", "\(closed)")
 _ = try await client.deleteSession(path: .init(id: "sw-root~pay")).noContent
 _ = try await client.deleteSession(path: .init(id: "sw-root")).noContent
+
+// Numbered events (`seq`, docs/HTTP.md "Idempotent events"): the typed request carries `seq`; the
+// same request again is answered with the first answer and the typed `Sheetd-Replay` header; a
+// `seq` past the next one is the typed 409 `sequence-gap` problem with the session's `lastSeq`.
+let numbered = try await client.createSession(
+    body: .json(.facebook(.init(preset: .facebook, initialDetent: "normal")))
+).created.body.json
+if let id = sessionID(numbered) {
+    let began = Components.RequestBodies.PanEventBody.JsonPayload.PanEvent(.init(seq: 1, phase: .began))
+    let first = try await client.pan(path: .init(id: id), body: .json(began)).ok
+    let firstBytes = await raw.last["pan"] ?? []
+    let again = try await client.pan(path: .init(id: id), body: .json(began)).ok
+    let againBytes = await raw.last["pan"] ?? []
+    await report.check(
+        first.headers.sheetdReplay == nil && again.headers.sheetdReplay == ._true && againBytes == firstBytes,
+        "seq: the same seq again is answered with the first answer's bytes and Sheetd-Replay: true (typed)",
+        "\(first.headers) \(again.headers)")
+    let gap = try await client.pan(
+        path: .init(id: id), body: .json(.PanEvent(.init(seq: 3, phase: .changed, translation: 40))))
+    let problem = try gap.conflict.body.applicationProblemJson
+    await report.check(
+        problem.code == "sequence-gap" && problem.lastSeq == 1 && problem.field == "seq",
+        "seq: seq 3 after 1 is the typed sequence-gap problem, lastSeq 1", "\(problem)")
+    try await roundTrip("seq: sequence-gap problem", problem, operation: "pan")
+    let shown = try await client.show(path: .init(id: id), body: .json(.init(seq: 2, detent: "expanded"))).ok
+    await report.check(shown.headers.sheetdReplay == nil, "seq: seq 2 (show) follows, applied", "\(shown.headers)")
+    _ = try await client.deleteSession(path: .init(id: id)).noContent
+}
 
 // A simulation: the typed events (one schema per type), its results and final snapshot.
 let simulated = try await client.simulate(
