@@ -18,13 +18,21 @@ phone a designer holds: 390 × 844 CSS px, touch. For every example sheetd serve
 Then the first and second visit of the long-list example and of the demo page: the bytes on the wire
 (gzip) against the same files sent whole, and the second visit's static files only 304s (or unasked,
 within their lifetime). No timing verdicts: each wait only bounds a failing run.
+
+The parts are independent (each opens its own pages and sessions), so they run side by side in
+ELEMENT_BROWSERS Chromiums (default 3; 1: one after another), each part on whichever browser is free,
+the longest parts first; the test is mostly waiting (animations, the +200 ms proxy), not computing.
+Their results are printed in the order above, whatever order they ended in: the same checks, named
+alike, as when they ran in one browser.
 Prints one line per check and closes with `element-test: N passed, M failed`.
 """
 
 import glob
 import json
 import os
+import queue
 import sys
+import threading
 import time
 import traceback
 import urllib.parse
@@ -44,13 +52,19 @@ EXAMPLES = sorted(os.path.basename(p) for p in glob.glob(os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "SheetService", "Resources", "examples", "*.html")))
 WIDTH, HEIGHT = 390, 844  # an iPhone 14's viewport, CSS px
 RTTS = (0, 200)  # added round trips, ms
+BROWSERS = max(1, int(os.environ.get("ELEMENT_BROWSERS", "3")))  # Chromiums running parts side by side
 
 wait_for = gestures.wait_for
 results = Checklist("element-test")
+_part = threading.local()  # the results of the part this thread runs, printed once it is its turn
 
 
 def check(name, ok, detail=""):
     """One result (the figures are printed with a pass too: they are what the check measured)."""
+    held = getattr(_part, "results", None)
+    if held is not None:  # a part running beside others: kept, printed in the parts' order
+        held.append((name, bool(ok), detail))
+        return bool(ok)
     ok = results.check(bool(ok), name, detail)
     if ok and detail:
         print(f"       {detail}", flush=True)
@@ -222,60 +236,71 @@ def gesture(driver, cdp, kind, dy, seconds, selector=None):
     return snap, stats, rest
 
 
-def gestures_through_proxies(driver, cdp):
+GESTURE_PLANS = [  # (label, pointer, dy px, seconds): each clear of every snap threshold
+    ("drag up", "mouse", -240.0, 0.3),     # 800 px/s up: a slow drag, the card follows and snaps where it is let go
+    ("flick down", "mouse", 180.0, 0.1),   # 1800 px/s down: past every preset's flick threshold
+    ("flick up", "mouse", -180.0, 0.1),    # the same, up
+    ("drag up", "touch", -240.0, 0.3),     # the three again by touch (touch-action, pointer capture)
+    ("flick down", "touch", 180.0, 0.1),
+    ("flick up", "touch", -180.0, 0.1),
+]
+
+
+def start_proxies():
+    """One delay proxy per added round trip, shared by every browser (they share one event loop)."""
     target = urllib.parse.urlsplit(API)
-    proxies = {rtt: delay_proxy.start((target.hostname, target.port), rtt) for rtt in RTTS}
-    plans = [  # (label, pointer, dy px, seconds): each clear of every snap threshold
-        ("drag up", "mouse", -240.0, 0.3), ("flick down", "mouse", 180.0, 0.1), ("flick up", "mouse", -180.0, 0.1),
-        ("drag up", "touch", -240.0, 0.3), ("flick down", "touch", 180.0, 0.1), ("flick up", "touch", -180.0, 0.1),
-    ]
-    try:
-        for name in EXAMPLES:
-            snaps = {}
-            for rtt in RTTS:
-                label = f"{name} +{rtt} ms"
-                if not open_page(driver, f"{proxies[rtt].url}examples/{name}"):
-                    check(f"{label}: the page loads through the delay proxy", False)
-                    continue
-                s = state(driver)
-                start = s["detent"] if s["state"] == "resting" else (s["showDefault"] if s["showDefault"] in s["detents"] else visible_detents(s)[-1])
-                seen, deltas, unsettled = [], [], []
-                for what, pointer, dy, seconds in plans:
-                    move_to(driver, start)
-                    snap, stats, rest = gesture(driver, cdp, pointer, dy, seconds)
-                    seen.append(f"{pointer} {what} → {snap}")
-                    deltas.append((f"{pointer} {what}", stats or {}))
-                    if not rest:
-                        unsettled.append(f"{pointer} {what}")
-                snaps[rtt] = seen
-                check(f"{label}: drags and flicks by mouse and touch come to rest", not unsettled, "; ".join(seen) if not unsettled else f"not at rest after {unsettled}")
-                check(f"{label}: zero prediction mismatches", all(d.get("mismatches") == 0 for _, d in deltas),
-                      ", ".join(f"{g}: {d.get('mismatches')} of {d.get('predictions')}" for g, d in deltas))
-                check(f"{label}: every release started from the release law, as sheetd answered it",
-                      all((d.get("releases") or 0) >= 1 and d.get("releaseMismatches") == 0 for _, d in deltas),
-                      ", ".join(f"{g}: {d.get('releases')} predicted, {d.get('releaseMismatches')} differed" for g, d in deltas))
-                check(f"{label}: one request in flight at most, every pan event sent",
-                      all(d.get("maxInFlight", 9) <= 1 and d.get("eventsSent") == d.get("samples") for _, d in deltas),
-                      ", ".join(f"{g}: ≤ {d.get('maxInFlight')}, {d.get('eventsSent')}/{d.get('samples')}" for g, d in deltas))
-                # Dismissal by a tap on the backdrop, by touch and by mouse, where the engine dims the page.
-                for pointer in ("touch", "mouse"):
-                    top = visible_detents(s)[0]
-                    r = move_to(driver, top)
-                    if not r or r["dimmerAlpha"] <= 0.01:
-                        continue
-                    x, y = WIDTH // 2, 8  # above the card at its top-most detent: the backdrop
-                    tap = gestures.plan(pointer, x, y, 0.0, 1 / 120)
-                    gestures.perform(cdp, [tap[0], tap[-1]])
-                    gone = wait_for(lambda: (lambda q: q if q and q["state"] == "hidden" else None)(at_rest(driver)), 30)
-                    check(f"{label}: a {pointer} tap on the backdrop dismisses", bool(gone), f"state {(gone or state(driver))['state']}")
-                errors = console_errors(driver)
-                check(f"{label}: no console errors", not errors, "; ".join(errors)[:300])
-            if all(rtt in snaps for rtt in RTTS):
-                check(f"{name}: the same snaps at +{RTTS[1]} ms as at +{RTTS[0]} ms", snaps[RTTS[1]] == snaps[RTTS[0]],
-                      f"+{RTTS[0]}: {snaps[RTTS[0]]}; +{RTTS[1]}: {snaps[RTTS[1]]}")
-    finally:
-        for p in proxies.values():
-            p.stop()
+    return {rtt: delay_proxy.start((target.hostname, target.port), rtt) for rtt in RTTS}
+
+
+def gestures_through_proxy(driver, cdp, name, rtt, proxy):
+    """One example through the proxy that adds `rtt` ms: the six gestures of GESTURE_PLANS from the
+    detent the page rests at, the taps on the backdrop, the console. Returns the snaps seen (for
+    `same_snaps`), or None when the page did not load."""
+    label = f"{name} +{rtt} ms"
+    if not open_page(driver, f"{proxy.url}examples/{name}"):
+        check(f"{label}: the page loads through the delay proxy", False)
+        return None
+    s = state(driver)
+    start = s["detent"] if s["state"] == "resting" else (s["showDefault"] if s["showDefault"] in s["detents"] else visible_detents(s)[-1])
+    seen, deltas, unsettled = [], [], []
+    for what, pointer, dy, seconds in GESTURE_PLANS:
+        move_to(driver, start)
+        snap, stats, rest = gesture(driver, cdp, pointer, dy, seconds)
+        seen.append(f"{pointer} {what} → {snap}")
+        deltas.append((f"{pointer} {what}", stats or {}))
+        if not rest:
+            unsettled.append(f"{pointer} {what}")
+    check(f"{label}: drags and flicks by mouse and touch come to rest", not unsettled, "; ".join(seen) if not unsettled else f"not at rest after {unsettled}")
+    check(f"{label}: zero prediction mismatches", all(d.get("mismatches") == 0 for _, d in deltas),
+          ", ".join(f"{g}: {d.get('mismatches')} of {d.get('predictions')}" for g, d in deltas))
+    check(f"{label}: every release started from the release law, as sheetd answered it",
+          all((d.get("releases") or 0) >= 1 and d.get("releaseMismatches") == 0 for _, d in deltas),
+          ", ".join(f"{g}: {d.get('releases')} predicted, {d.get('releaseMismatches')} differed" for g, d in deltas))
+    check(f"{label}: one request in flight at most, every pan event sent",
+          all(d.get("maxInFlight", 9) <= 1 and d.get("eventsSent") == d.get("samples") for _, d in deltas),
+          ", ".join(f"{g}: ≤ {d.get('maxInFlight')}, {d.get('eventsSent')}/{d.get('samples')}" for g, d in deltas))
+    # Dismissal by a tap on the backdrop, by touch and by mouse, where the engine dims the page.
+    for pointer in ("touch", "mouse"):
+        top = visible_detents(s)[0]
+        r = move_to(driver, top)
+        if not r or r["dimmerAlpha"] <= 0.01:
+            continue
+        x, y = WIDTH // 2, 8  # above the card at its top-most detent: the backdrop
+        tap = gestures.plan(pointer, x, y, 0.0, 1 / 120)
+        gestures.perform(cdp, [tap[0], tap[-1]])
+        gone = wait_for(lambda: (lambda q: q if q and q["state"] == "hidden" else None)(at_rest(driver)), 30)
+        check(f"{label}: a {pointer} tap on the backdrop dismisses", bool(gone), f"state {(gone or state(driver))['state']}")
+    errors = console_errors(driver)
+    check(f"{label}: no console errors", not errors, "; ".join(errors)[:300])
+    return seen
+
+
+def same_snaps(name, snaps):
+    """The gestures of an example snapped alike at +0 and +200 ms (snaps: rtt → what
+    gestures_through_proxy returned, None for a page that did not load)."""
+    if all(snaps.get(rtt) is not None for rtt in RTTS):
+        check(f"{name}: the same snaps at +{RTTS[1]} ms as at +{RTTS[0]} ms", snaps[RTTS[1]] == snaps[RTTS[0]],
+              f"+{RTTS[0]}: {snaps[RTTS[0]]}; +{RTTS[1]}: {snaps[RTTS[1]]}")
 
 
 # ---------------------------------------------------------------- bytes: first and second visit
@@ -418,28 +443,121 @@ def smallest_page(driver):
         server.shutdown()
 
 
+class Part:
+    """One independent part of the test: `run(driver, cdp)` on a browser of its own while it runs;
+    its results are kept (`check` in its thread) and printed in the parts' order."""
+
+    def __init__(self, label, rank, run):
+        self.label, self.rank, self.run = label, rank, run
+        self.results = []  # (name, ok, detail), as `check` was called
+        self.value = None  # what run returned
+        self.error = None  # the traceback of an exception, if one ended it
+        self.seconds = 0.0  # how long it ran (printed, for the schedule's ranks)
+        self.done = threading.Event()
+
+
+def run_parts(parts, browsers):
+    """Runs the parts in `browsers` threads, each with its Chromium and DevTools socket, taking the
+    next part (highest rank first) when it is free. Yields each part, in the list's order, once it is
+    done; a part no browser could run ends with an error."""
+    todo = queue.Queue()
+    for part in sorted(parts, key=lambda p: -p.rank):
+        todo.put(part)
+
+    def browser():
+        try:
+            driver = new_driver()
+            cdp = gestures.CDP(driver)
+        except Exception:
+            print(f"element-test: a browser did not start:\n{traceback.format_exc()}", flush=True)
+            return
+        try:
+            while True:
+                try:
+                    part = todo.get_nowait()
+                except queue.Empty:
+                    return
+                _part.results = part.results
+                began = time.monotonic()
+                try:
+                    part.value = part.run(driver, cdp)
+                except Exception:
+                    part.error = traceback.format_exc()
+                finally:
+                    _part.results = None
+                    part.seconds = time.monotonic() - began
+                    part.done.set()
+        finally:
+            cdp.close()
+            driver.quit()
+
+    threads = [threading.Thread(target=browser, name=f"browser-{n}", daemon=True) for n in range(min(browsers, len(parts)))]
+    for t in threads:
+        t.start()
+    for part in parts:
+        while not part.done.wait(0.5):
+            if not any(t.is_alive() for t in threads):  # every browser gone: nothing will run it
+                part.error = part.error or "no browser left to run it (above)"
+                part.done.set()
+        yield part
+
+
 def main():
     os.makedirs(ARTIFACTS, exist_ok=True)
-    driver = new_driver()
-    cdp = gestures.CDP(driver)
-    try:
-        check("the examples are served", len(EXAMPLES) >= 6, ", ".join(EXAMPLES))
-        smallest_page(driver)
-        for name in EXAMPLES:
+    proxies = start_proxies()
+
+    def examples_part(name):
+        def run(driver, cdp):
             layout_and_axe(driver, name)
             keyboard(driver, name)
             driver.save_screenshot(os.path.join(ARTIFACTS, name.replace(".html", ".png")))
-        scroll_hand_off(driver, cdp)
-        reduced_motion(driver)
-        gestures_through_proxies(driver, cdp)
-        visits(driver, "examples/long-list.html", "long-list.html")
-        visits(driver, "", "the demo page")
-    except Exception:
-        traceback.print_exc()
-        check("the test ran to the end", False, "exception (above)")
+        return run
+
+    def gestures_part(name, rtt):
+        return lambda driver, cdp: gestures_through_proxy(driver, cdp, name, rtt, proxies[rtt])
+
+    # The parts, in the order their results are printed (the order they ran in when they ran in one
+    # browser). Rank: which start first, the longest first (a schedule only, never a verdict).
+    parts = [
+        # The README's smallest page, from another origin (a second or two).
+        Part("the smallest page", 0, lambda driver, cdp: smallest_page(driver)),
+        # Each example's layout, axe at each detent and keyboard use (5 to 10 s each).
+        *[Part(f"{name}: layout, axe, keyboard", 2, examples_part(name)) for name in EXAMPLES],
+        # long-list.html by touch on its list (a few seconds).
+        Part("long-list.html: scroll hand-off", 1, lambda driver, cdp: scroll_hand_off(driver, cdp)),
+        # long-list.html with prefers-reduced-motion (the emulation is undone at its end).
+        Part("long-list.html: reduced motion", 1, lambda driver, cdp: reduced_motion(driver)),
+        # Each example's gestures and taps through each proxy (10 to 20 s each; +200 ms the longest);
+        # the same-snaps check of an example follows its two parts.
+        *[Part(f"{name}: gestures +{rtt} ms", 3 + rtt, gestures_part(name, rtt)) for name in EXAMPLES for rtt in RTTS],
+        # First and second visit, bytes and 304s (each its own browser cache, cleared first).
+        Part("long-list.html: visits", 1, lambda driver, cdp: visits(driver, "examples/long-list.html", "long-list.html")),
+        Part("the demo page: visits", 1, lambda driver, cdp: visits(driver, "", "the demo page")),
+    ]
+    began = time.monotonic()
+    check("the examples are served", len(EXAMPLES) >= 6, ", ".join(EXAMPLES))
+    broken = []
+    snaps = {}  # example → rtt → the snaps its gestures part saw
+    try:
+        for part in run_parts(parts, BROWSERS):
+            for name, ok, detail in part.results:
+                check(name, ok, detail)
+            if part.error:
+                print(f"element-test: {part.label}: exception:\n{part.error}", end="", flush=True)
+                broken.append(part.label)
+            for name in EXAMPLES:
+                for rtt in RTTS:
+                    if part.label == f"{name}: gestures +{rtt} ms":
+                        snaps.setdefault(name, {})[rtt] = part.value
+                if len(snaps.get(name, {})) == len(RTTS):
+                    same_snaps(name, snaps.pop(name))
     finally:
-        cdp.close()
-        driver.quit()
+        for p in proxies.values():
+            p.stop()
+    if broken:
+        check("the test ran to the end", False, f"exception in {', '.join(broken)} (above)")
+    print(f"element-test: {len(parts)} parts in {time.monotonic() - began:.0f} s in {min(BROWSERS, len(parts))} browsers: "
+          + ", ".join(f"{p.label} {p.seconds:.0f} s" for p in sorted(parts, key=lambda p: -p.seconds)), flush=True)
     print(results.summary())
     return 0 if results.failed == 0 and results.passed > 0 else 1
 
