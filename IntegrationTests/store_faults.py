@@ -506,6 +506,25 @@ def read_metrics(inst: Instance) -> dict | None:
     return out
 
 
+def store_counters(inst: Instance) -> dict:
+    """The instance's stale writes and deferred writes by code, from /metrics."""
+    try:
+        conn = http.client.HTTPConnection(HOST, inst.port, timeout=3)
+        conn.request("GET", "/metrics")
+        text = conn.getresponse().read().decode()
+        conn.close()
+    except (OSError, http.client.HTTPException):
+        return {}
+    out = {}
+    for line in text.splitlines():
+        name, _, value = line.partition(" ")
+        if name == "sheetd_store_stale_total":
+            out["stale"] = int(float(value))
+        elif name.startswith("sheetd_store_deferred_by_code_total{"):
+            out[name.split('"')[1]] = int(float(value))
+    return out
+
+
 def sampler(run: Run):
     while not run.stop.is_set():
         for inst in run.instances:
@@ -662,6 +681,10 @@ def finish(run: Run, state_lost: bool = False):
         "stream reconnections": sum(len(s.reconnects) for s in run.streams),
         "stream reconnection causes": dict(collections.Counter(w for s in run.streams for _, w in s.reconnects)),
         "frames": sum(s.frames for s in run.streams),
+        # Writes of a copy that another instance's newer write had overtaken (a session moving:
+        # the loader takes its sessions over from the instance that holds them).
+        "stale writes refused, per instance (sheetd_store_stale_total)":
+            [store_counters(i).get("stale") for i in run.instances],
     })
     run.check(other5 == 0, f"no 5xx but 503 store-unavailable (or draining): {other5} others of {len(reqs)} requests")
     run.check(run.errors["503 without Retry-After"] == 0 and run.errors["503 creation not undone"] == 0,
@@ -1091,7 +1114,13 @@ class RecordedGroup(SentinelGroup):
     a server (`folder`), so that a primary killed and started again empty has a second record. What a
     server executed is read back afterwards (`executed_writes`), whatever became of its data (a
     demoted primary's dataset is replaced by the new primary's on its first sync; its files stay).
-    Scripts may run a minute (`busy-reply-threshold`): the stop fault's marker script spans the stop."""
+    Scripts may run a minute (`busy-reply-threshold`): the stop fault's marker script spans the stop.
+
+    Configured as deploy/kubernetes/redis.yaml configures the store (docs/DEPLOYMENT.md): a primary
+    takes writes only while a replica acknowledged it within 5 s (`min-replicas-to-write 1`,
+    `min-replicas-max-lag 5`), and the Sentinels judge a server down after 1.5 s without an answer,
+    longer than sheetd's --store-deadline (1 s): a write a stopped primary held is past its deadline
+    before a replica can be promoted."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -1106,7 +1135,7 @@ class RecordedGroup(SentinelGroup):
         log = open(os.path.join(self.out, f"redis-{n}.log"), "ab")
         extra = ["--repl-diskless-sync-delay", "0", "--appendonly", "yes", "--appendfsync", "no",
                  "--aof-disable-auto-gc", "yes", "--auto-aof-rewrite-percentage", "0",
-                 "--busy-reply-threshold", "60000"]
+                 "--busy-reply-threshold", "60000", "--min-replicas-to-write", "1", "--min-replicas-max-lag", "5"]
         server = RedisServer(port=port, log=log, directory=folder, replica_of=replica_of, extra=extra).start()
         server.folder = folder
         return server
@@ -1198,7 +1227,7 @@ def fault_sentinel(run: Run, how: str):
     from either instance; and the old primary must have executed no write the new primary lacks
     (after the stop's marker, for a stopped one; in its second life, for a killed one), by the
     servers' own append-only files."""
-    group = RecordedGroup(os.path.join(ARGS.out, f"{run.name}-group"), replicas=2, sentinels=3)
+    group = RecordedGroup(os.path.join(ARGS.out, f"{run.name}-group"), replicas=2, sentinels=3, down_after_ms=1500)
     try:
         group.start()
         old = group.servers[0]
@@ -1296,6 +1325,14 @@ def fault_sentinel(run: Run, how: str):
             m = read_metrics(inst) or {}
             switches[inst.n] = m.get("sheetd_store_returns_total")
         run.figures["sheetd_store_returns_total per instance"] = switches
+        run.figures["store counters per instance (stale, deferred by code)"] = {
+            inst.n: store_counters(inst) for inst in run.instances}
+        # What the old primary refused (its own count of error replies by code): a fenced write
+        # that reached it past its deadline (EXPIRED), writes it took with no replica (NOREPLICAS),
+        # or as a replica (READONLY).
+        refused = {k[len("errorstat_"):]: int(v.split("=")[1]) for k, v in info(old.port, "errorstats").items()
+                   if k.startswith("errorstat_")}
+        run.figures["calls the old primary refused (its errorstats; the killed one's second life)"] = refused
         run.figures["instance exits"] = stop_instances(run)
         run.check(all(x == 0 for x in run.figures["instance exits"]), f"instances exited 0: {run.figures['instance exits']}")
         # Decided on what the servers recorded (their append-only files, once nothing writes any
