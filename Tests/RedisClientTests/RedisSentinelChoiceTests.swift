@@ -47,8 +47,12 @@ extension RedisIntegration {
                 announced: true, onNew: true),
         ]
 
+        /// (Its Sentinel subscribers are threads that other tests count: held exclusively.)
         @Test(arguments: 0..<rows.count) func theNewestPrimaryIsWrittenTo(row n: Int) throws {
-            let row = Self.rows[n]
+            try ProcessResource.redisSubscriberThreads.exclusively { try write(Self.rows[n], n) }
+        }
+
+        private func write(_ row: Row, _ n: Int) throws {
             let old = try RedisServer()
             let new = try RedisServer()
             let fakes = try row.sentinels.map { view in
@@ -74,7 +78,7 @@ extension RedisIntegration {
             let other = row.onNew ? old : new
             #expect(try RedisConnection(endpoint: target.endpoint(), role: .any).get("probe") == [1], "row \(n)")
             #expect(try RedisConnection(endpoint: other.endpoint(), role: .any).get("probe") == nil, "row \(n)")
-            _ = switches
+            withExtendedLifetime(switches) {}
         }
     }
 }
