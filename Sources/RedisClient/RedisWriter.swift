@@ -186,9 +186,10 @@ public final class RedisWriter: Sendable {
         queue.wait(for: ticket, timeout: timeout)
     }
 
-    /// Waits until every operation enqueued before this call has been written (or dropped), for up
-    /// to `timeout` seconds; a writer waiting to retry retries at once (so `flush(timeout: 0)`
-    /// asks for a retry now, e.g. when Redis is known to answer again). False on timeout.
+    /// Waits until every operation enqueued before this call has been written (or dropped), and
+    /// what `onVersion` is told of them has been told, for up to `timeout` seconds; a writer waiting
+    /// to retry retries at once (so `flush(timeout: 0)` asks for a retry now, e.g. when Redis is
+    /// known to answer again). False on timeout.
     public func flush(timeout: Double) -> Bool {
         queue.flush(timeout: timeout)
     }
@@ -305,6 +306,8 @@ final class WriteQueue: @unchecked Sendable {
     private let linger: Double
     /// Callers waiting in `flush` or for a ticket: the thread does not linger for them.
     private var flushWaiters = 0
+    /// Whether the thread is telling `onVersion` of a batch's outcome (unlocked): `flush` waits.
+    private var telling = false
     private var closing = false
     private var finished = false
 
@@ -413,7 +416,7 @@ final class WriteQueue: @unchecked Sendable {
         defer { flushWaiters -= 1 }
         retryAt = nil
         condition.broadcast()
-        while writtenThrough() < target && !finished {
+        while (writtenThrough() < target || telling) && !finished {
             if !condition.wait(until: deadline) { break }
         }
         return writtenThrough() >= target
@@ -543,13 +546,16 @@ final class WriteQueue: @unchecked Sendable {
                 }
                 retry()
             }
-            condition.broadcast()
             if let onVersion, !notices.isEmpty {
-                // Unlocked: the callee may enqueue writes.
+                // Unlocked: the callee may enqueue writes. A flush waits for it (`telling`), so
+                // that what it waited for has been told when it returns.
+                telling = true
                 condition.unlock()
                 for notice in notices { onVersion(notice) }
                 condition.lock()
+                telling = false
             }
+            condition.broadcast()
         }
         finished = true
         condition.broadcast()
