@@ -44,7 +44,7 @@ import uuid
 
 from sheetkit import delay_proxy  # noqa: E402
 from sheetkit.harness import HOST, KeepAlive, RedisServer, Sheetd, decoded, free_port, free_ports, wait_until  # noqa: E402
-from sheetkit.redis import Resp, RespError, SentinelGroup, call, info, write_calls  # noqa: E402
+from sheetkit.redis import Resp, RespError, SentinelGroup, call, info  # noqa: E402
 from sheetkit.sse import ResumePoint, StreamBody, open_stream  # noqa: E402
 
 FAULTS = ["restart-empty", "restart-persistent", "killed", "stopped", "backlog", "slow", "promoted"]
@@ -506,6 +506,25 @@ def read_metrics(inst: Instance) -> dict | None:
     return out
 
 
+def store_counters(inst: Instance) -> dict:
+    """The instance's stale writes and deferred writes by code, from /metrics."""
+    try:
+        conn = http.client.HTTPConnection(HOST, inst.port, timeout=3)
+        conn.request("GET", "/metrics")
+        text = conn.getresponse().read().decode()
+        conn.close()
+    except (OSError, http.client.HTTPException):
+        return {}
+    out = {}
+    for line in text.splitlines():
+        name, _, value = line.partition(" ")
+        if name == "sheetd_store_stale_total":
+            out["stale"] = int(float(value))
+        elif name.startswith("sheetd_store_deferred_by_code_total{"):
+            out[name.split('"')[1]] = int(float(value))
+    return out
+
+
 def sampler(run: Run):
     while not run.stop.is_set():
         for inst in run.instances:
@@ -662,6 +681,10 @@ def finish(run: Run, state_lost: bool = False):
         "stream reconnections": sum(len(s.reconnects) for s in run.streams),
         "stream reconnection causes": dict(collections.Counter(w for s in run.streams for _, w in s.reconnects)),
         "frames": sum(s.frames for s in run.streams),
+        # Writes of a copy that another instance's newer write had overtaken (a session moving:
+        # the loader takes its sessions over from the instance that holds them).
+        "stale writes refused, per instance (sheetd_store_stale_total)":
+            [store_counters(i).get("stale") for i in run.instances],
     })
     run.check(other5 == 0, f"no 5xx but 503 store-unavailable (or draining): {other5} others of {len(reqs)} requests")
     run.check(run.errors["503 without Retry-After"] == 0 and run.errors["503 creation not undone"] == 0,
@@ -1085,17 +1108,130 @@ def read_back(run: Run) -> tuple[int, int, list]:
     return len(live), bad, examples
 
 
+class RecordedGroup(SentinelGroup):
+    """A SentinelGroup whose servers keep every write they execute: an append-only file never
+    compacted (`aof-disable-auto-gc`, no automatic rewrite), in a folder of its own for each start of
+    a server (`folder`), so that a primary killed and started again empty has a second record. What a
+    server executed is read back afterwards (`executed_writes`), whatever became of its data (a
+    demoted primary's dataset is replaced by the new primary's on its first sync; its files stay).
+    Scripts may run a minute (`busy-reply-threshold`): the stop fault's marker script spans the stop.
+
+    Configured as deploy/kubernetes/redis.yaml configures the store (docs/DEPLOYMENT.md): a primary
+    takes writes only while a replica acknowledged it within 5 s (`min-replicas-to-write 1`,
+    `min-replicas-max-lag 5`), and the Sentinels judge a server down after 1.5 s without an answer,
+    longer than sheetd's --store-deadline (1 s): a write a stopped primary held is past its deadline
+    before a replica can be promoted."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.starts: collections.Counter = collections.Counter()
+        self.folder: dict[int, str] = {}  # server number -> folder of its current start
+
+    def server(self, n: int, port: int | None = None, replica_of: int | None = None) -> RedisServer:
+        self.starts[n] += 1
+        folder = os.path.join(self.out, f"redis-{n}-{self.starts[n]}")
+        os.makedirs(folder, exist_ok=True)
+        self.folder[n] = folder
+        log = open(os.path.join(self.out, f"redis-{n}.log"), "ab")
+        extra = ["--repl-diskless-sync-delay", "0", "--appendonly", "yes", "--appendfsync", "no",
+                 "--aof-disable-auto-gc", "yes", "--auto-aof-rewrite-percentage", "0",
+                 "--busy-reply-threshold", "60000", "--min-replicas-to-write", "1", "--min-replicas-max-lag", "5"]
+        server = RedisServer(port=port, log=log, directory=folder, replica_of=replica_of, extra=extra).start()
+        server.folder = folder
+        return server
+
+
+def executed_writes(folder: str) -> list[tuple[bytes, ...]]:
+    """Every data-changing command the server started in `folder` executed, in order, as its
+    append-only file recorded it (script effects as the commands they ran; SELECT, MULTI and EXEC
+    left out): the incremental files of its manifest and its history, by sequence number."""
+    directory = os.path.join(folder, "appendonlydir")
+    if not os.path.isdir(directory):
+        return []
+    names = [f for f in os.listdir(directory) if f.endswith(".incr.aof")]
+    names.sort(key=lambda f: int(f.split(".")[-3]))
+    out: list[tuple[bytes, ...]] = []
+    for name in names:
+        with open(os.path.join(directory, name), "rb") as f:
+            data = f.read()
+        i = 0
+        while i < len(data) and data[i:i + 1] == b"*":
+            end = data.find(b"\r\n", i)
+            if end < 0:
+                break
+            count, i, args = int(data[i + 1:end]), end + 2, []
+            for _ in range(count):
+                end = data.find(b"\r\n", i)
+                if end < 0 or data[i:i + 1] != b"$":
+                    break
+                size = int(data[i + 1:end])
+                args.append(data[end + 2:end + 2 + size])
+                i = end + 2 + size + 2
+            if len(args) < count:
+                break  # a command still being written
+            if args[0].upper() not in (b"SELECT", b"MULTI", b"EXEC"):
+                out.append(tuple(args))
+    return out
+
+
+# Run on the primary just before SIGSTOP: it writes the marker (a record in the append-only file
+# before anything the server executes after the stop) and keeps the server busy until 0.5 s have
+# passed by its clock, so that the stop lands inside it and nothing runs between the marker and the
+# stop. Returns the microseconds it ran: over a second, the stop landed inside.
+STOP_MARKER_SCRIPT = """
+redis.call('SET', KEYS[1], ARGV[1])
+local t = redis.call('TIME')
+local start = t[1] * 1000000 + t[2]
+local now = start
+while now - start < 500000 do
+  t = redis.call('TIME')
+  now = t[1] * 1000000 + t[2]
+end
+return now - start
+"""
+STOP_MARKER = "fault-test:stopped"
+
+
+def old_primary_only(run: Run, old_folder: str, new_folder: str, after: tuple | None = None) -> list:
+    """The writes the old primary executed that the new primary never executed (its append-only
+    file against the new one's), from `after` (a record of the old one's) on: writes made to a
+    primary after it was demoted, lost with its data. Session records are told apart by their
+    version (each write of a session has its own), so a write is the same on both only if it is
+    the same write."""
+    old = executed_writes(old_folder)
+    if after is not None:
+        run.check(after in old, f"the old primary's append-only file has the fault's marker")
+        old = old[old.index(after) + 1:] if after in old else old
+    new = set(executed_writes(new_folder))
+    return [w for w in old if w not in new]
+
+
+def describe_write(w: tuple) -> str:
+    """A write for the report: its command, key and, for a session record, its version."""
+    text = " ".join(a.decode(errors="replace") for a in w[:2])
+    if len(w) > 2 and w[2][:1] == b"{":
+        try:
+            text += f" version {json.loads(w[2]).get('version')}"
+        except ValueError:
+            text += " (not JSON)"
+    return text
+
+
 def fault_sentinel(run: Run, how: str):
     """A primary, two replicas and three Sentinels; both instances on `redis+sentinel://`, none
     restarted. `failover`: SENTINEL FAILOVER (the old primary stays up and is demoted later);
     `kill`: the primary killed -9, started again empty at its address 3 s after the switch (the old
     primary coming back); `stop`: the primary SIGSTOPped until the Sentinels have switched, then
-    SIGCONT (it wakes up as a primary with its old data). Every acknowledged creation and every
-    accepted event must be there at the end, read from Redis and from either instance."""
-    group = SentinelGroup(os.path.join(ARGS.out, f"{run.name}-group"), replicas=2, sentinels=3)
+    SIGCONT (it wakes up as a primary with its old data and whatever was sent to it). Every
+    acknowledged creation and every accepted event must be there at the end, read from Redis and
+    from either instance; and the old primary must have executed no write the new primary lacks
+    (after the stop's marker, for a stopped one; in its second life, for a killed one), by the
+    servers' own append-only files."""
+    group = RecordedGroup(os.path.join(ARGS.out, f"{run.name}-group"), replicas=2, sentinels=3, down_after_ms=1500)
     try:
         group.start()
         old = group.servers[0]
+        old_folder = old.folder
         run.store_port = old.port
         setup(run, group.url)
         start_load(run)
@@ -1104,19 +1240,33 @@ def fault_sentinel(run: Run, how: str):
         offsets = [int(info(r.port, "replication").get("master_repl_offset", 0)) for r in group.servers[1:]]
         run.figures["replication bytes the best replica lacked at the fault"] = \
             int(replication["master_repl_offset"]) - max(offsets)
+        marker = None
         t_fault = now()
         if how == "failover":
             group.failover()
         elif how == "kill":
             old.kill()
         else:
+            ran = {}
+
+            def mark():
+                try:
+                    ran["us"] = call(old.port, "EVAL", STOP_MARKER_SCRIPT, 1, STOP_MARKER, run.name, timeout=120)
+                except (OSError, RespError) as e:
+                    ran["error"] = repr(e)
+
+            marking = threading.Thread(target=mark, daemon=True)
+            marking.start()
+            time.sleep(0.1)
             old.pause()
+            marker = (b"SET", STOP_MARKER.encode(), run.name.encode())
         # The switch, as the Sentinels tell it (any of them: each announces it once it knows).
         wait_until("the Sentinels to name a new primary",
                    lambda: any(group.primary_port(k) != old.port for k in range(len(group.sentinel_ports))),
                    60, interval=0.02)
         t_switch = now()
         new_port = next(p for p in (group.primary_port(k) for k in range(len(group.sentinel_ports))) if p != old.port)
+        new_folder = group.by_port(new_port).folder
         run.store_port = new_port
         run.back.append(t_switch)
         run.away.append((t_fault, t_switch))
@@ -1124,54 +1274,35 @@ def fault_sentinel(run: Run, how: str):
         # From the switch on: when the new primary has every session the instances held then.
         recovery = threading.Thread(target=watch_return, args=(run, how, t_switch), daemon=True)
         recovery.start()
-        # The old primary: what it executed while it was still a primary after the switch (every
-        # 20 ms: its role and its count of data-changing commands), until it is a replica.
         if how == "kill":
             time.sleep(3.0)
-            old = group.server(0, port=old.port)  # empty: no persistence
+            old = group.server(0, port=old.port)  # a folder of its own: empty, and a record of its own
+            old_folder = old.folder
             group.servers[0] = old
             t_old_back = now()
-            base = 0
         elif how == "stop":
             old.resume()
             t_old_back = now()
-            base = None  # what it executes on waking includes what was queued before the switch
+            marking.join(60)
+            stopped = ran.get("us", 0) / 1e6
+            run.figures["the stop marker's script ran (s, by the server's clock)"] = round(stopped, 3)
+            run.check(stopped > 1.0, f"the stop landed inside the marker script (it ran {stopped:.3f} s; "
+                                     f"{ran.get('error', 'no error')})")
         else:
             t_old_back = t_switch
-            base = write_calls(old.port)  # what it executes from the switch on is lost when it is demoted
-        as_primary, demoted_at, first = None, None, None
+        demoted_at = None
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
-                role = info(old.port, "replication")["role"]
-                calls = write_calls(old.port)
+                if info(old.port, "replication")["role"] != "master":
+                    demoted_at = now()
+                    break
             except (OSError, RespError):
-                time.sleep(0.02)
-                continue
-            if role != "master":
-                demoted_at = now()
-                break
-            as_primary, first = calls, calls if first is None else first
+                pass
             time.sleep(0.02)
         run.figures["old primary back / switch → old primary a replica (s)"] = [
             round(t_old_back - t_fault, 3), None if demoted_at is None else round(demoted_at - t_switch, 3)]
         run.check(demoted_at is not None, "the Sentinels made the old primary a replica")
-        if base is None:
-            base = first
-        wrote = None if as_primary is None or base is None else as_primary - base
-        run.figures["writes the old primary executed as a primary after the fault (seen every 20 ms)"] = wrote
-        # An open window, reported, not a verdict (how many depends on timing: seen 0 and 1 in
-        # runs of each scenario): a connection made before sheetd heard +switch-master may still
-        # write to the old primary, which is a primary in its own eyes until the Sentinels demote
-        # it (ROLE on connect says "master"); the write-behind writes the session again to the new
-        # primary, so nothing acknowledged is lost (checked below), but a fence is still to do:
-        # ask a Sentinel for the primary before the first write of every connection
-        # (docs/RELIABILITY.md). A forced failover: between the promotion and sheetd hearing +switch-master, a write
-        # already on its way may still be executed by the old primary (not yet demoted), how many
-        # depends on timing, so it is a figure, not a verdict; what it wrote is written again to
-        # the new primary by the write-behind ("every held session was on the new primary", "no
-        # accepted event lost" above). A stopped primary executes on waking what was sent to it
-        # before the switch. Fencing the window needs min-replicas-to-write on the primary.
         recovery.join(35)
         time.sleep(TAIL)
         run.figures["first creation acknowledged after the switch (s)"] = first_creation_after(run, t_switch)
@@ -1194,8 +1325,26 @@ def fault_sentinel(run: Run, how: str):
             m = read_metrics(inst) or {}
             switches[inst.n] = m.get("sheetd_store_returns_total")
         run.figures["sheetd_store_returns_total per instance"] = switches
+        run.figures["store counters per instance (stale, deferred by code)"] = {
+            inst.n: store_counters(inst) for inst in run.instances}
+        # What the old primary refused (its own count of error replies by code): a fenced write
+        # that reached it past its deadline (EXPIRED), writes it took with no replica (NOREPLICAS),
+        # or as a replica (READONLY).
+        refused = {k[len("errorstat_"):]: int(v.split("=")[1]) for k, v in info(old.port, "errorstats").items()
+                   if k.startswith("errorstat_")}
+        run.figures["calls the old primary refused (its errorstats; the killed one's second life)"] = refused
         run.figures["instance exits"] = stop_instances(run)
         run.check(all(x == 0 for x in run.figures["instance exits"]), f"instances exited 0: {run.figures['instance exits']}")
+        # Decided on what the servers recorded (their append-only files, once nothing writes any
+        # more), never on when the test looked: a write the old primary executed and the new one
+        # never did was made to a primary the Sentinels had replaced, and is lost with its data.
+        stray = old_primary_only(run, old_folder, new_folder, after=marker)
+        for w in stray[:10]:
+            run.error("old primary", describe_write(w))
+        run.figures["writes executed by the old primary only (its append-only file against the new primary's)"] = \
+            len(stray)
+        run.check(not stray, f"no write executed by the demoted primary: {len(stray)} "
+                             f"({', '.join(describe_write(w) for w in stray[:3])})")
     finally:
         stop_instances(run)
         group.stop()

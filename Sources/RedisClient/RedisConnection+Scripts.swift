@@ -33,6 +33,32 @@ extension RedisConnection {
         return results
     }
 
+    /// EVALSHA of `script` once per call, pipelined (one round trip for all; the script is loaded
+    /// on this connection first if it was not, in the same write, and sent whole where the server
+    /// answers NOSCRIPT): each call's outcome, in order. For a script that writes a versioned
+    /// value, `.stale` is a refusal the caller expects, not a failure. Every call is attempted; if
+    /// Redis refused some otherwise (an error reply: `.errorReply` for a final one, `.unavailable`
+    /// for a temporary one, EXPIRED from a fenced script included), or answered one with neither an
+    /// integer nor STALE, the first such failure is thrown after the rest were read.
+    public func run(_ script: RedisScript, _ calls: [(keys: [String], arguments: [[UInt8]])])
+        throws(RedisError) -> [ScriptOutcome]
+    {
+        if calls.isEmpty { return [] }
+        let commands = calls.map { RedisCommand.evaluate(script, keys: $0.keys, arguments: $0.arguments) }
+        var outcomes: [ScriptOutcome] = []
+        outcomes.reserveCapacity(calls.count)
+        var firstFailure: RedisError?
+        for (command, reply) in zip(commands, try execute(commands)) {
+            if let outcome = ScriptOutcome(reply) {
+                outcomes.append(outcome)
+            } else if firstFailure == nil {
+                firstFailure = unexpected(reply, to: command)
+            }
+        }
+        if let firstFailure { throw firstFailure }
+        return outcomes
+    }
+
     /// The `run_id` of the server answering (INFO server): 40 random hex digits Redis draws each
     /// time it starts, so a different one means a restarted or a different server.
     public func serverRunID() throws(RedisError) -> String {

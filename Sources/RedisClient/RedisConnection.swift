@@ -22,11 +22,15 @@ import Synchronization
 /// server's ROLE before sending anything: a primary demoted to a replica is not written to.
 ///
 /// With a Sentinel endpoint (`redis+sentinel://…`) every connect asks the Sentinels where the
-/// primary is and checks its ROLE (whatever `role` says), and the connection follows their
-/// `+switch-master` announcements: the first call after one connects to the new primary. While
-/// they fail the primary over (from `+try-failover` to its end) calls fail at once with
-/// `.unavailable` (code "FAILOVER"), nothing sent: the old primary still answers then, and what
-/// it takes is lost.
+/// primary is (a majority of them, the newest answer by configuration epoch) and checks its ROLE
+/// (whatever `role` says), and the connection follows their `+switch-master` announcements: the
+/// first call after one connects to the primary it named. While they fail the primary over (from
+/// `+try-failover` to its end) calls fail at once with `.unavailable` (code "FAILOVER"), nothing
+/// sent: the old primary still answers then, and what it takes is lost.
+///
+/// Scripts (`run`) go by their digest, loaded once per connection; a fenced one carries a deadline
+/// on the server's clock (read with ROLE on connecting), so that a server that takes it after the
+/// caller gave up does nothing (`RedisScript`).
 public final class RedisConnection: Sendable {
     /// Which server a connection will talk to, checked with ROLE after every connect.
     public enum Role: Sendable, Hashable {
@@ -73,9 +77,12 @@ public final class RedisConnection: Sendable {
         self.timeout = timeout
         self.role = role
         switches = endpoint.sentinel.map { PrimarySwitches.shared(for: $0, timeout: timeout) }
-        let announced = switches?.announced ?? 0
+        let announcement = switches?.announcement
         link = Mutex(
-            Link(context: try Self.connect(to: endpoint, timeout: timeout, role: role), switchesAnnounced: announced))
+            Link(
+                context: try Self.connect(
+                    to: endpoint, timeout: timeout, role: role, announced: announcement?.primary),
+                switchesAnnounced: announcement?.count ?? 0))
     }
 
     /// PING: throws unless Redis answers PONG.
@@ -173,10 +180,11 @@ public final class RedisConnection: Sendable {
         return try link.withLock { (link: inout Link) throws(RedisError) -> [RedisReply] in
             // The Sentinels announced another primary since this connection was made: connect to
             // it now, rather than write to the old one until it is reconfigured.
-            if let announced = switches?.announced, announced != link.switchesAnnounced {
+            let announcement = switches?.announcement
+            if let announcement, announcement.count != link.switchesAnnounced {
                 link.context = nil
                 link.failure = nil
-                link.switchesAnnounced = announced
+                link.switchesAnnounced = announcement.count
             }
             if let switches, switches.isFailingOver {
                 throw RedisError(
@@ -194,7 +202,8 @@ public final class RedisConnection: Sendable {
             }
             do throws(RedisError) {
                 let replies = try Self.execute(
-                    commands, on: &link.context, endpoint: endpoint, timeout: timeout, role: role)
+                    commands, on: &link.context, endpoint: endpoint, timeout: timeout, role: role,
+                    announced: announcement?.primary)
                 link.failure = nil
                 // A temporary refusal may mean the server changed role (READONLY, MASTERDOWN) or
                 // is restarting: the next call connects again, and checks ROLE again.
@@ -210,14 +219,14 @@ public final class RedisConnection: Sendable {
     /// `execute` on `context`, which is replaced when missing or broken and left nil on failure.
     private static func execute(
         _ commands: [RedisCommand], on context: inout HiredisContext?, endpoint: RedisEndpoint, timeout: Double,
-        role: Role
+        role: Role, announced: PrimaryAddress?
     ) throws(RedisError) -> [RedisReply] {
         let reused = context != nil
         let current: HiredisContext
         if let context {
             current = context
         } else {
-            current = try connect(to: endpoint, timeout: timeout, role: role)
+            current = try connect(to: endpoint, timeout: timeout, role: role, announced: announced)
         }
         context = current
         do throws(RedisError) {
@@ -228,7 +237,7 @@ public final class RedisConnection: Sendable {
             // one more try; a fresh one that broke, or a timeout, is not.
             guard reused, error.kind == .disconnected else { throw error }
         }
-        let replacement = try connect(to: endpoint, timeout: timeout, role: role)
+        let replacement = try connect(to: endpoint, timeout: timeout, role: role, announced: announced)
         context = replacement
         do throws(RedisError) {
             return try replacement.pipeline(commands)
@@ -241,9 +250,9 @@ public final class RedisConnection: Sendable {
     /// A new context, checked to be a primary when `role` asks for one: ROLE is the first command
     /// on it, so nothing is written to a server that is not the primary.
     private static func connect(
-        to endpoint: RedisEndpoint, timeout: Double, role: Role
+        to endpoint: RedisEndpoint, timeout: Double, role: Role, announced: PrimaryAddress?
     ) throws(RedisError) -> HiredisContext {
-        let context = try HiredisContext.connect(to: endpoint, timeout: timeout)
+        let context = try HiredisContext.connect(to: endpoint, timeout: timeout, announced: announced)
         // A Sentinel endpoint's connect checked it already.
         if role == .primary && endpoint.sentinel == nil { try context.requirePrimary() }
         return context

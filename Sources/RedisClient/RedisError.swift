@@ -15,7 +15,7 @@ public struct RedisError: Error, Sendable, Equatable, CustomStringConvertible {
         /// unchanged meets the same refusal. The connection is still good.
         case errorReply
         /// Redis cannot serve the command now but will (a temporary error reply: LOADING, READONLY,
-        /// NOREPLICAS, MASTERDOWN, BUSY, TRYAGAIN), or the server is a replica where the primary
+        /// NOREPLICAS, MASTERDOWN, BUSY, TRYAGAIN, or a fenced script's EXPIRED), or the server is a replica where the primary
         /// was asked for (checked with ROLE after connecting). Nothing was done: the same call may
         /// succeed later, or on the server that is the primary then. The connection was dropped,
         /// so the next call connects again and checks the role again.
@@ -59,7 +59,11 @@ extension RedisError {
     /// - MASTERDOWN: a replica with `replica-serve-stale-data no` lost its primary.
     /// - BUSY: a script or function ran past `busy-reply-threshold` and still runs.
     /// - TRYAGAIN: a cluster slot is migrating under a multi-key command.
-    static let temporaryCodes: Set<String> = ["LOADING", "READONLY", "NOREPLICAS", "MASTERDOWN", "BUSY", "TRYAGAIN"]
+    /// - EXPIRED: this client's own, from a fenced script (`RedisScript`): the server took the
+    ///   call after its deadline (it had stopped or stalled), so it did nothing.
+    static let temporaryCodes: Set<String> = [
+        "LOADING", "READONLY", "NOREPLICAS", "MASTERDOWN", "BUSY", "TRYAGAIN", "EXPIRED",
+    ]
 
     /// The code of an error reply: its first word ("LOADING Redis is loading …" → "LOADING").
     static func code(of message: String) -> String {

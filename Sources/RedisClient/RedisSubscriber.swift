@@ -170,12 +170,13 @@ final class SubscriptionLoop: @unchecked Sendable {
         while !isClosing {
             do throws(RedisError) {
                 // Read before connecting: a switch announced meanwhile moves it again.
-                let announced = switches?.announced
+                let announcement = switches?.announcement
                 // Freed (its socket closed, so Redis drops the subscription) at the end of the block.
-                let context = try HiredisContext.connect(to: endpoint, timeout: timeout)
+                let context = try HiredisContext.connect(
+                    to: endpoint, timeout: timeout, announced: announcement?.primary)
                 try subscribe(on: context)
                 failures = 0
-                try listen(on: context, switchesAnnounced: announced)
+                try listen(on: context, switchesAnnounced: announcement?.count)
             } catch {
                 condition.lock()
                 subscribed = false

@@ -19,6 +19,18 @@ import Foundation
 /// `noeviction`, MISCONF, an invalid argument) refuses that operation for good: counted as
 /// refused, by code, and not retried.
 ///
+/// **Versioned writes** (`set(_:_:ttlSeconds:version:)`) run the writer's `versionedWrite` script
+/// instead of SET, so that the store keeps the newest version of a value whatever order writes
+/// arrive in (two processes that both hold it, a retry after a timeout). The script is fenced
+/// (`RedisScript`: a call the server takes after its deadline does nothing) and its contract is:
+/// KEYS[1] the key; ARGV[1] the value, ARGV[2] its version (an integer below 2^53), ARGV[3] its
+/// TTL in seconds (0: none); it answers 1 when it wrote the value, 2 when it wrote it over a
+/// stored value whose version it could not read, and the error reply `STALE <stored version>`
+/// when it wrote nothing because the stored version is at least as new (an equal version with
+/// the same value is a retry: written). A stale write is counted (`stale`), settles its tickets as
+/// `.stale`, and is told to `onVersion` unless a ticket waits for it; a write over an unreadable
+/// version is counted (`reset`) and told.
+///
 /// The thread uses the connection it is given; give it its own `RedisConnection` so that its
 /// retries never make request-path calls wait for the connection's mutex. Give it a `.primary`
 /// one (the default): its ROLE check after every connect is what keeps writes off a replica. On a
@@ -48,9 +60,14 @@ public final class RedisWriter: Sendable {
         /// reply, or its batch found a server that is not the primary (each attempt counts).
         public var deferred: Int = 0
         /// `deferred` by the code of Redis's reply ("LOADING", "READONLY", "NOREPLICAS",
-        /// "MASTERDOWN", "BUSY", "TRYAGAIN"), "ROLE" when the connection found a replica, or
-        /// "FAILOVER" while the Sentinels fail the primary over; adds up to `deferred`.
+        /// "MASTERDOWN", "BUSY", "TRYAGAIN", "EXPIRED"), "ROLE" when the connection found a
+        /// replica, or "FAILOVER" while the Sentinels fail the primary over; adds up to `deferred`.
         public var deferredByCode: [String: Int] = [:]
+        /// Versioned writes the store refused because it held a version at least as new (another
+        /// writer's); not retried.
+        public var stale: Int = 0
+        /// Versioned writes that replaced a stored value whose version could not be read.
+        public var reset: Int = 0
 
         /// Operations refused or dropped.
         public var failed: Int { refused + dropped }
@@ -70,12 +87,31 @@ public final class RedisWriter: Sendable {
         case written
         /// Redis refused it, or it was dropped (over the bounds, or the writer closed).
         case failed
+        /// A versioned write that Redis refused: it holds `storedVersion`, at least as new.
+        case stale(storedVersion: Int)
         /// Not written by the deadline; it stays queued and may still be written.
         case timedOut
         /// Not waited for: the writer's last attempt to reach Redis failed, or Redis answered that
         /// it cannot take writes now (before or while this waited), and it retries with backoff. It
         /// stays queued and may still be written.
         case unreachable
+    }
+
+    /// A versioned write that did not simply replace an older version, as told to `onVersion`.
+    public struct VersionNotice: Sendable, Hashable {
+        /// What the store did with it.
+        public enum Kind: Sendable, Hashable {
+            /// Refused: the store holds `storedVersion`, at least as new (another writer's).
+            case stale(storedVersion: Int)
+            /// Written over a stored value whose version could not be read (corrupt, or not
+            /// written by this program).
+            case reset
+        }
+        /// The key written.
+        public let key: String
+        /// The version the write carried.
+        public let version: Int
+        public let kind: Kind
     }
 
     private let queue: WriteQueue
@@ -88,12 +124,18 @@ public final class RedisWriter: Sendable {
     ///
     /// `maxPendingBytes`: the bound on what waits while Redis is away (64 MiB by default: with
     /// sessions of ≈ 1.5 KB, about 40,000 of them).
+    ///
+    /// `versionedWrite`: the script versioned writes run (see the type's summary for its contract);
+    /// `onVersion` is called, on the writer thread and after the batch's outcome is counted, with
+    /// each versioned write that replaced an unreadable version, and each that was stale unless a
+    /// caller waits for it with a ticket (its receipt tells it).
     public init(
-        connection: RedisConnection, maxPending: Int = 1_000_000, maxPendingBytes: Int = 64 << 20, linger: Double = 0
+        connection: RedisConnection, maxPending: Int = 1_000_000, maxPendingBytes: Int = 64 << 20, linger: Double = 0,
+        versionedWrite: RedisScript? = nil, onVersion: (@Sendable (VersionNotice) -> Void)? = nil
     ) {
         queue = WriteQueue(
             connection: connection, maxPending: max(1, maxPending), maxPendingBytes: max(1, maxPendingBytes),
-            linger: max(0, linger))
+            linger: max(0, linger), versionedWrite: versionedWrite, onVersion: onVersion)
         let queue = self.queue
         // The thread holds the queue until `close()` (or deinit) ends its loop.
         let thread = Thread { queue.run() }
@@ -107,6 +149,20 @@ public final class RedisWriter: Sendable {
     /// Enqueues SET `key` `value` [EX `ttlSeconds`]; never waits for Redis.
     public func set(_ key: String, _ value: [UInt8], ttlSeconds: Int?) {
         queue.enqueue(key, .set(value, ttlSeconds: ttlSeconds))
+    }
+
+    /// Enqueues a versioned write of `value` at `key`, at `version`, expiring after `ttlSeconds`
+    /// (nil: never): the store keeps it unless it holds a version at least as new. Never waits for
+    /// Redis. Precondition: the writer was given its `versionedWrite` script.
+    public func set(_ key: String, _ value: [UInt8], ttlSeconds: Int?, version: Int) {
+        queue.enqueue(key, .versioned(value, version: version, ttlSeconds: ttlSeconds))
+    }
+
+    /// `set(_:_:ttlSeconds:version:)`, and a ticket to wait for this write with.
+    public func setTracked(_ key: String, _ value: [UInt8], ttlSeconds: Int?, version: Int) -> Ticket {
+        Ticket(
+            key: key,
+            sequence: queue.enqueue(key, .versioned(value, version: version, ttlSeconds: ttlSeconds), tracked: true))
     }
 
     /// Enqueues DEL `key`; never waits for Redis.
@@ -130,9 +186,10 @@ public final class RedisWriter: Sendable {
         queue.wait(for: ticket, timeout: timeout)
     }
 
-    /// Waits until every operation enqueued before this call has been written (or dropped), for up
-    /// to `timeout` seconds; a writer waiting to retry retries at once (so `flush(timeout: 0)`
-    /// asks for a retry now, e.g. when Redis is known to answer again). False on timeout.
+    /// Waits until every operation enqueued before this call has been written (or dropped), and
+    /// what `onVersion` is told of them has been told, for up to `timeout` seconds; a writer waiting
+    /// to retry retries at once (so `flush(timeout: 0)` asks for a retry now, e.g. when Redis is
+    /// known to answer again). False on timeout.
     public func flush(timeout: Double) -> Bool {
         queue.flush(timeout: timeout)
     }
@@ -155,6 +212,8 @@ public final class RedisWriter: Sendable {
 /// An operation waiting to be written.
 enum WriteOperation: Sendable {
     case set([UInt8], ttlSeconds: Int?)
+    /// Through the writer's `versionedWrite` script.
+    case versioned([UInt8], version: Int, ttlSeconds: Int?)
     case delete
 }
 
@@ -170,6 +229,8 @@ final class WriteQueue: @unchecked Sendable {
     private let condition = NSCondition()
     private let connection: RedisConnection
     private let maxPending: Int
+    private let versionedWrite: RedisScript?
+    private let onVersion: (@Sendable (RedisWriter.VersionNotice) -> Void)?
 
     /// An operation on a key, and the sequence numbers of the oldest operation it stands for and
     /// of its own (the newest).
@@ -179,16 +240,31 @@ final class WriteQueue: @unchecked Sendable {
         let oldest: UInt64
         var newest: UInt64
 
-        var command: RedisCommand {
+        func command(versionedWrite: RedisScript?) -> RedisCommand {
             switch operation {
-            case .set(let value, let ttlSeconds): .set(key, value, ttlSeconds: ttlSeconds)
-            case .delete: .delete(key)
+            case .set(let value, let ttlSeconds): return .set(key, value, ttlSeconds: ttlSeconds)
+            case .delete: return .delete(key)
+            case .versioned(let value, let version, let ttlSeconds):
+                guard let versionedWrite else {
+                    preconditionFailure("RedisWriter: a versioned write needs the writer's versionedWrite script")
+                }
+                return .evaluate(
+                    versionedWrite, keys: [key],
+                    arguments: [value, Array(String(version).utf8), Array(String(ttlSeconds ?? 0).utf8)])
             }
         }
 
+        /// The version a versioned operation carries.
+        var version: Int? {
+            if case .versioned(_, let version, _) = operation { return version }
+            return nil
+        }
+
         var byteCount: Int {
-            if case .set(let value, _) = operation { return key.utf8.count + value.count }
-            return key.utf8.count
+            switch operation {
+            case .set(let value, _), .versioned(let value, _, _): key.utf8.count + value.count
+            case .delete: key.utf8.count
+            }
         }
     }
 
@@ -211,6 +287,8 @@ final class WriteQueue: @unchecked Sendable {
     private var refusedByCode: [String: Int] = [:]
     private var deferred = 0
     private var deferredByCode: [String: Int] = [:]
+    private var stale = 0
+    private var reset = 0
     private var dropped = 0
     private var coalesced = 0
     /// Bytes of the entries waiting and in the batch.
@@ -218,8 +296,8 @@ final class WriteQueue: @unchecked Sendable {
     private let maxPendingBytes: Int
     /// Keys with tracked writes not yet waited for, and how many each has.
     private var watched: [String: Int] = [:]
-    /// For watched keys: the newest sequence number settled so far and whether Redis took it.
-    private var receipts: [String: (through: UInt64, written: Bool)] = [:]
+    /// For watched keys: the newest sequence number settled so far and what became of it.
+    private var receipts: [String: (through: UInt64, receipt: RedisWriter.Receipt)] = [:]
     private var lastErrorValue: RedisError?
     private var failures = 0
     private var retryAt: Date?
@@ -228,6 +306,8 @@ final class WriteQueue: @unchecked Sendable {
     private let linger: Double
     /// Callers waiting in `flush` or for a ticket: the thread does not linger for them.
     private var flushWaiters = 0
+    /// Whether the thread is telling `onVersion` of a batch's outcome (unlocked): `flush` waits.
+    private var telling = false
     private var closing = false
     private var finished = false
 
@@ -235,11 +315,16 @@ final class WriteQueue: @unchecked Sendable {
     private static let batchCommands = 512
     private static let batchBytes = 4 << 20
 
-    init(connection: RedisConnection, maxPending: Int, maxPendingBytes: Int, linger: Double) {
+    init(
+        connection: RedisConnection, maxPending: Int, maxPendingBytes: Int, linger: Double,
+        versionedWrite: RedisScript?, onVersion: (@Sendable (RedisWriter.VersionNotice) -> Void)?
+    ) {
         self.connection = connection
         self.maxPending = maxPending
         self.maxPendingBytes = maxPendingBytes
         self.linger = linger
+        self.versionedWrite = versionedWrite
+        self.onVersion = onVersion
     }
 
     /// Queues `operation` on `key`: its sequence number, or 0 when it was dropped. A tracked one
@@ -295,7 +380,7 @@ final class WriteQueue: @unchecked Sendable {
             // Settled without a receipt: dropped when the writer closed.
             return .failed
         }
-        return receipt.written ? .written : .failed
+        return receipt.receipt
     }
 
     /// Whether the ticket's write, or an entry standing for it, still waits or is in the batch.
@@ -316,10 +401,10 @@ final class WriteQueue: @unchecked Sendable {
     }
 
     /// Notes what became of `entry` for the tracked writes on its key.
-    private func settle(_ entry: Entry, written: Bool) {
+    private func settle(_ entry: Entry, _ receipt: RedisWriter.Receipt) {
         guard watched[entry.key] != nil else { return }
         if let earlier = receipts[entry.key], earlier.through > entry.newest { return }
-        receipts[entry.key] = (entry.newest, written)
+        receipts[entry.key] = (entry.newest, receipt)
     }
 
     func flush(timeout: Double) -> Bool {
@@ -331,7 +416,7 @@ final class WriteQueue: @unchecked Sendable {
         defer { flushWaiters -= 1 }
         retryAt = nil
         condition.broadcast()
-        while writtenThrough() < target && !finished {
+        while (writtenThrough() < target || telling) && !finished {
             if !condition.wait(until: deadline) { break }
         }
         return writtenThrough() >= target
@@ -342,7 +427,8 @@ final class WriteQueue: @unchecked Sendable {
         defer { condition.unlock() }
         return .init(
             written: written, refused: refused, dropped: dropped, pending: pendingKeys, pendingBytes: pendingBytes,
-            coalesced: coalesced, refusedByCode: refusedByCode, deferred: deferred, deferredByCode: deferredByCode)
+            coalesced: coalesced, refusedByCode: refusedByCode, deferred: deferred, deferredByCode: deferredByCode,
+            stale: stale, reset: reset)
     }
 
     var lastError: RedisError? {
@@ -383,22 +469,54 @@ final class WriteQueue: @unchecked Sendable {
             lingered = false
             retryAt = nil
             fillBatch()
-            let commands = batch.map(\.command)
+            let commands = batch.map { $0.command(versionedWrite: versionedWrite) }
             condition.unlock()
             let outcome = Result { () throws(RedisError) in try connection.execute(commands) }
             condition.lock()
+            var notices: [RedisWriter.VersionNotice] = []
             switch outcome {
             case .success(let replies):
                 lastErrorValue = nil
                 var kept: [Entry] = []
                 for (entry, (command, reply)) in zip(batch, zip(commands, replies)) {
-                    guard case .error(let message) = reply else {
+                    if let version = entry.version, let result = ScriptOutcome(reply) {
+                        // A versioned write: 1 written, 2 written over an unreadable version,
+                        // STALE refused for a newer one; any other integer is no reply of the
+                        // script's, refused below.
+                        switch result {
+                        case .integer(1), .integer(2):
+                            pendingBytes -= entry.byteCount
+                            written += 1
+                            settle(entry, .written)
+                            if result == .integer(2) {
+                                reset += 1
+                                notices.append(.init(key: entry.key, version: version, kind: .reset))
+                            }
+                            continue
+                        case .stale(let stored):
+                            pendingBytes -= entry.byteCount
+                            stale += 1
+                            settle(entry, .stale(storedVersion: stored))
+                            if watched[entry.key] == nil {
+                                notices.append(
+                                    .init(key: entry.key, version: version, kind: .stale(storedVersion: stored)))
+                            }
+                            continue
+                        case .integer: break
+                        }
+                    } else if entry.version == nil, !reply.isError {
                         pendingBytes -= entry.byteCount
                         written += 1
-                        settle(entry, written: true)
+                        settle(entry, .written)
                         continue
                     }
-                    let error = RedisError.replied(message, to: command.name, by: connection.endpoint)
+                    let error =
+                        reply.isError
+                        ? connection.unexpected(reply, to: command)
+                        : RedisError(
+                            .errorReply, function: command.name,
+                            reason: "\(connection.endpoint.address) answered a versioned write with \(reply.summary)",
+                            code: "REPLY")
                     lastErrorValue = error
                     if error.kind == .unavailable {
                         kept.append(entry)
@@ -407,7 +525,7 @@ final class WriteQueue: @unchecked Sendable {
                         pendingBytes -= entry.byteCount
                         refused += 1
                         refusedByCode[error.code ?? "", default: 0] += 1
-                        settle(entry, written: false)
+                        settle(entry, .failed)
                     }
                 }
                 batch = kept
@@ -427,6 +545,15 @@ final class WriteQueue: @unchecked Sendable {
                     for _ in batch { count(deferral: error) }
                 }
                 retry()
+            }
+            if let onVersion, !notices.isEmpty {
+                // Unlocked: the callee may enqueue writes. A flush waits for it (`telling`), so
+                // that what it waited for has been told when it returns.
+                telling = true
+                condition.unlock()
+                for notice in notices { onVersion(notice) }
+                condition.lock()
+                telling = false
             }
             condition.broadcast()
         }

@@ -16,6 +16,27 @@ final class HiredisContext {
     private let context: UnsafeMutablePointer<redisContext>
     private let endpoint: RedisEndpoint
     private let timeout: Double
+    /// The digests of the scripts this connection has loaded (SCRIPT LOAD or EVAL answered).
+    private var loadedScripts: Set<String> = []
+    /// The server's clock as last read here (TIME), for fenced scripts' deadlines; nil until read.
+    private var serverClock: ServerClock?
+
+    /// The server's TIME, in microseconds since 1970, and the local moment it stands for (the middle
+    /// of the round trip that read it: off by at most half of it).
+    private struct ServerClock {
+        let micros: Int64
+        let at: ContinuousClock.Instant
+
+        /// The server's clock now, by the local monotonic clock since it was read.
+        var now: Int64 {
+            let (seconds, attoseconds) = at.duration(to: .now).components
+            return micros + seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+        }
+    }
+
+    /// Seconds after which a fenced call also reads the server's clock again (in the same
+    /// pipeline), so that a long-lived connection follows the server's clock as it is adjusted.
+    static let clockRefresh = 60.0
 
     private init(context: UnsafeMutablePointer<redisContext>, endpoint: RedisEndpoint, timeout: Double) {
         self.context = context
@@ -30,9 +51,28 @@ final class HiredisContext {
     ///
     /// For a Sentinel endpoint: connects to the server the Sentinels name as the primary, and
     /// checks with ROLE that it says so itself (a Sentinel's answer is out of date during a
-    /// failover).
-    static func connect(to endpoint: RedisEndpoint, timeout: Double) throws(RedisError) -> HiredisContext {
+    /// failover). After a switch was `announced` (`+switch-master`), to the primary it named first:
+    /// a Sentinel that has not heard of the switch yet still names the old primary, which answers
+    /// ROLE as a primary until the Sentinels reconfigure it. Where the announced server is not
+    /// the primary (a later failover this process did not hear of) or cannot be reached, the
+    /// Sentinels are asked; where it does not answer in time, that is the failure (asking on would
+    /// double the wait for a server that may be stalled).
+    static func connect(
+        to endpoint: RedisEndpoint, timeout: Double, announced: PrimaryAddress? = nil
+    ) throws(RedisError) -> HiredisContext {
         if let sentinel = endpoint.sentinel {
+            if let announced {
+                do throws(RedisError) {
+                    let context = try connect(
+                        to: endpoint.server(host: announced.host, port: announced.port), timeout: timeout)
+                    try context.requirePrimary()
+                    return context
+                } catch  where error.kind == .timedOut {
+                    throw error
+                } catch {
+                    // Not the primary, or gone: ask the Sentinels.
+                }
+            }
             let primary = try primary(of: sentinel, for: endpoint, timeout: timeout)
             let context = try connect(to: primary, timeout: timeout)
             try context.requirePrimary()
@@ -63,12 +103,18 @@ final class HiredisContext {
     }
 
     /// ROLE: throws unless the server says it is a primary ("master"): `.unavailable` for a replica
-    /// or a sentinel, which must not be written to, and for a server busy with a script.
+    /// or a sentinel, which must not be written to, and for a server busy with a script. Reads the
+    /// server's clock (TIME) in the same round trip, for fenced scripts.
     func requirePrimary() throws(RedisError) {
         let command = RedisCommand.text(["ROLE"])
-        let reply = try pipeline([command])[0]
+        let sent = ContinuousClock.now
+        let replies = try exchange([command, Self.time])
+        let reply = replies[0]
         switch reply {
         case .array(let parts) where parts.first == .bulk(Array("master".utf8)):
+            // A server that refuses TIME (an ACL) leaves the clock unread: a fenced call reads it
+            // then, and fails as TIME does.
+            if let clock = Self.clock(replies[1], sent: sent) { serverClock = clock }
             return
         case .array(let parts):
             let role = parts.first.flatMap { part -> String? in
@@ -98,7 +144,85 @@ final class HiredisContext {
 
     /// Sends `commands` in one write and reads one reply each. Error replies are returned, not
     /// thrown; a failed C call throws (and leaves the context broken).
+    ///
+    /// Script calls (EVALSHA) are prepared first: a fenced one gets its deadline (the server's
+    /// clock is read first if it never was here: one more round trip, once), a script not loaded
+    /// on this connection yet is loaded in the same write (SCRIPT LOAD before its first call), and
+    /// calls the server answers NOSCRIPT are sent again whole (EVAL), in one more round trip.
     func pipeline(_ commands: [RedisCommand]) throws(RedisError) -> [RedisReply] {
+        guard commands.contains(where: { $0.script != nil }) else { return try exchange(commands) }
+        var calls = commands
+        var prefix: [RedisCommand] = []
+        if commands.contains(where: { $0.script?.isFenced == true }) {
+            if serverClock == nil { try readClock() }
+            guard let clock = serverClock else {
+                throw RedisError(
+                    .unexpectedReply, function: "TIME", reason: "\(endpoint.address) did not tell its clock")
+            }
+            // The call may take effect until the caller stops waiting for it: the timeout after
+            // it is sent (all of the pipeline is sent now).
+            let deadline = Array(String(clock.now + Int64(timeout * 1_000_000)).utf8)
+            calls = calls.map { $0.script?.isFenced == true ? $0.appending(deadline) : $0 }
+            if clock.at.duration(to: .now) > .seconds(Self.clockRefresh) { prefix.append(Self.time) }
+        }
+        var loading: [String] = []
+        for call in calls {
+            if let script = call.script, !loadedScripts.contains(script.digest), !loading.contains(script.digest) {
+                prefix.append(.text(["SCRIPT", "LOAD", script.source]))
+                loading.append(script.digest)
+            }
+        }
+        let sent = ContinuousClock.now
+        var replies = try exchange(prefix + calls)
+        var answers = replies.prefix(prefix.count).makeIterator()
+        if prefix.first?.name == "TIME", let reply = answers.next(), let clock = Self.clock(reply, sent: sent) {
+            serverClock = clock
+        }
+        for digest in loading where answers.next() == .bulk(Array(digest.utf8)) { loadedScripts.insert(digest) }
+        replies.removeFirst(prefix.count)
+        // NOSCRIPT: the server's script cache was flushed since this connection loaded it.
+        let lost = calls.indices.filter { i in
+            guard calls[i].script != nil, case .error(let message) = replies[i] else { return false }
+            return RedisError.code(of: message) == "NOSCRIPT"
+        }
+        if !lost.isEmpty {
+            for (i, reply) in zip(lost, try exchange(lost.map { calls[$0].withSource })) {
+                replies[i] = reply
+                if let digest = calls[i].script?.digest { loadedScripts.insert(digest) }
+            }
+        }
+        return replies
+    }
+
+    /// TIME, on its own: the server's clock, for fenced calls (one round trip).
+    private func readClock() throws(RedisError) {
+        let sent = ContinuousClock.now
+        let reply = try exchange([Self.time])[0]
+        guard let clock = Self.clock(reply, sent: sent) else {
+            throw RedisError(
+                .unexpectedReply, function: "TIME", reason: "\(endpoint.address) replied with \(reply.summary)")
+        }
+        serverClock = clock
+    }
+
+    private static let time = RedisCommand.text(["TIME"])
+
+    /// The server's clock from TIME's reply (seconds and microseconds, as decimal strings), read
+    /// in a round trip that began at `sent`; nil for anything else (an error, or numbers out of
+    /// range: a reply is input like any other).
+    private static func clock(_ reply: RedisReply, sent: ContinuousClock.Instant) -> ServerClock? {
+        guard case .array(let parts) = reply, parts.count == 2, case .bulk(let seconds) = parts[0],
+            case .bulk(let micros) = parts[1], (1...12).contains(seconds.count), (1...6).contains(micros.count),
+            (seconds + micros).allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+            let s = Int64(String(decoding: seconds, as: UTF8.self)),
+            let us = Int64(String(decoding: micros, as: UTF8.self))
+        else { return nil }
+        let received = ContinuousClock.now
+        return ServerClock(micros: s * 1_000_000 + us, at: sent + sent.duration(to: received) / 2)
+    }
+
+    /// Sends `commands` as they are, in one write, and reads one reply each.
+    private func exchange(_ commands: [RedisCommand]) throws(RedisError) -> [RedisReply] {
         for command in commands { try append(command) }
         var replies: [RedisReply] = []
         replies.reserveCapacity(commands.count)

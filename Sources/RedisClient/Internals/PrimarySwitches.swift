@@ -4,7 +4,7 @@ import Synchronization
 /// is under way: a `RedisSubscriber` on each of its Sentinels (any one of them reachable is
 /// enough; each announces a switch it learns of, so one failover counts once per Sentinel).
 /// Connections to a Sentinel endpoint remember the count when they connect and connect again, to
-/// the primary the Sentinels name then, once it has changed: a demoted primary keeps taking
+/// the primary the last announcement named, once it has changed: a demoted primary keeps taking
 /// writes until Sentinel reconfigures it, ≈ 10 s after a failover with the default timings, and a
 /// client that waited for that would write there meanwhile.
 ///
@@ -29,7 +29,8 @@ final class PrimarySwitches: Sendable {
         /// The switches announced, and when each Sentinel that is running a failover began it
         /// (by its index: in an election several may try, and the ones not elected abort while the
         /// leader goes on).
-        let value = Mutex((switches: 0, failoverSince: [Int: ContinuousClock.Instant]()))
+        let value = Mutex(
+            (switches: 0, primary: PrimaryAddress?.none, failoverSince: [Int: ContinuousClock.Instant]()))
     }
 
     /// The channels of the events that begin and end a failover; `+switch-master` ends it and
@@ -58,6 +59,10 @@ final class PrimarySwitches: Sendable {
                     if channel == "+switch-master" {
                         state.switches += 1
                         state.failoverSince = [:]
+                        if words.count == 5 {
+                            state.primary =
+                                PrimaryAddress(host: Array(words[3].utf8), port: Array(words[4].utf8)) ?? state.primary
+                        }
                     } else if Self.begins.contains(channel) {
                         state.failoverSince[index] = .now
                     } else {
@@ -74,6 +79,13 @@ final class PrimarySwitches: Sendable {
 
     /// How many switches of the group's primary were announced so far.
     var announced: Int { state.value.withLock { $0.switches } }
+
+    /// How many switches were announced so far, and the primary the last one named (nil before
+    /// the first): a connection made after a switch goes there, not to whichever primary the
+    /// first Sentinel it asks still names (one that has not heard of the switch names the old one).
+    var announcement: (count: Int, primary: PrimaryAddress?) {
+        state.value.withLock { ($0.switches, $0.primary) }
+    }
 
     /// Whether a Sentinel began a failover of the group that has not ended (for at most
     /// `failoverHold` s).

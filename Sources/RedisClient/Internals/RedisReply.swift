@@ -15,6 +15,12 @@ enum RedisReply: Sendable, Equatable {
 }
 
 extension RedisReply {
+    /// True for an error reply.
+    var isError: Bool {
+        if case .error = self { return true }
+        return false
+    }
+
     /// True for an error reply whose code is temporary (`RedisError.temporaryCodes`).
     var isTemporaryError: Bool {
         guard case .error(let message) = self else { return false }
@@ -38,6 +44,14 @@ extension RedisReply {
 struct RedisCommand: Sendable {
     /// The command name first, then its arguments.
     let arguments: [[UInt8]]
+    /// For EVALSHA: the script it calls, so that the connection can load it first, send it whole
+    /// where the server lost it, and add a fenced script's deadline when it sends the call.
+    var script: RedisScript?
+
+    init(arguments: [[UInt8]], script: RedisScript? = nil) {
+        self.arguments = arguments
+        self.script = script
+    }
 
     /// The command name, for messages.
     var name: String { arguments.first.map { String(decoding: $0, as: UTF8.self) } ?? "" }
@@ -60,5 +74,26 @@ struct RedisCommand: Sendable {
     /// Any command from text arguments, e.g. ["TTL", key].
     static func text(_ arguments: [String]) -> RedisCommand {
         RedisCommand(arguments: arguments.map { Array($0.utf8) })
+    }
+
+    /// EVALSHA of `script` on `keys` with `arguments` (a fenced script's deadline is added as the
+    /// call is sent).
+    static func evaluate(_ script: RedisScript, keys: [String], arguments: [[UInt8]]) -> RedisCommand {
+        RedisCommand(
+            arguments: [Array("EVALSHA".utf8), Array(script.digest.utf8), Array(String(keys.count).utf8)]
+                + keys.map { Array($0.utf8) } + arguments, script: script)
+    }
+
+    /// This call with `argument` added last (a fenced script's deadline).
+    func appending(_ argument: [UInt8]) -> RedisCommand {
+        RedisCommand(arguments: arguments + [argument], script: script)
+    }
+
+    /// This EVALSHA call as EVAL with the script's source, for a server that answered NOSCRIPT
+    /// (EVAL also puts the script back in its cache).
+    var withSource: RedisCommand {
+        guard let script, arguments.count >= 2 else { return self }
+        return RedisCommand(
+            arguments: [Array("EVAL".utf8), Array(script.source.utf8)] + arguments.dropFirst(2), script: script)
     }
 }

@@ -130,6 +130,15 @@ final class ServiceMetrics: Sendable {
                     "Session writes never sent: over the backlog's bound while the store was away, or left at exit.",
                     store.dropped
                 ),
+                (
+                    "sheetd_store_stale_total",
+                    "Session writes the store refused because it held a version at least as new (another instance's).",
+                    store.stale
+                ),
+                (
+                    "sheetd_store_reset_total",
+                    "Session writes that replaced a stored record whose version could not be read.", store.reset
+                ),
             ] {
                 text += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(value)\n"
             }

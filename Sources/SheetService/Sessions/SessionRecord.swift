@@ -14,8 +14,8 @@ struct SessionRecord: Sendable {
     /// Server seconds at which the newest animation's t = 0 fell (its start time on the server
     /// clock; the receive time of its event on the client clock).
     var origin = 0.0
-    /// The version of the session's last write to the store (0: never): microseconds of wall
-    /// time, so another process that wrote a higher version holds a newer state.
+    /// The version of the session's last write to the store (0: never), or of the take that
+    /// loaded it (`StoreVersion`): another process that wrote a higher version holds a newer state.
     var version = 0
     /// The `seq` of the last request applied with one (0: none), and its answer's bytes: a retry
     /// of it is answered with them (`EventSequence.swift`).

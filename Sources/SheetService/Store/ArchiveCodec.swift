@@ -150,6 +150,10 @@ enum ArchiveCodec {
             throw ArchiveMismatch(reason: "format \(json["v"].map { "\($0)" } ?? "missing"), not \(formatVersion)")
         }
         let version = try integer(json["version"], "version")
+        // Read back, not trusted: a version the store's write script could not compare is refused.
+        guard (0...StoreVersion.max).contains(version) else {
+            throw ArchiveMismatch(reason: "version \(version) is not from 0 to 2^53")
+        }
         if json["deleted"]?.bool == true { return Restored(box: nil, version: version) }
         guard let config = json["config"], config.object != nil else { throw ArchiveMismatch(reason: "no config") }
         var configBytes = JSONWriter(capacity: 256)

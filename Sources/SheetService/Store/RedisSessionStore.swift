@@ -36,27 +36,79 @@ final class RedisSessionStore: SessionStore {
     /// The default prefix's session key prefix (tests read the keys straight from Redis).
     static let keyPrefix = defaultPrefix + "session:"
 
-    /// Writes a session unless the stored one's version is at least as new. The version is the
-    /// first `"version":` of the encoding (ArchiveCodec writes it second, after `"v"`); versions
-    /// are microseconds since 1970, ≈ 1.8e15, exact in Lua's doubles (< 2^53).
-    static let setUnlessNewer = """
-        local stored = redis.call('GET', KEYS[1])
-        if stored then
-          local version = tonumber(string.match(stored, '"version":(%d+)'))
-          if version and version >= tonumber(ARGV[2]) then return 0 end
+    /// The stored record's version, for the scripts: the integer ArchiveCodec writes second, after
+    /// `"v":1` (`{"v":1,"version":N,…`), read only there and only up to 2^53; nil for a record that
+    /// does not start so (corrupt, or not sheetd's).
+    static let versionOf = """
+        local function version_of(record)
+          local digits = string.match(record, '^{"v":1,"version":(%d+)[,}]')
+          if not digits or #digits > 16 then return nil end
+          local version = tonumber(digits)
+          if version > 9007199254740992 then return nil end
+          return version
         end
-        redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[3])
-        return 1
+
         """
 
-    /// Writes a session unless a live one of its id is stored (a deletion's tombstone is no
-    /// session): the create of `PUT` with session tokens, made atomic across instances.
-    static let createUnlessLive = """
-        local stored = redis.call('GET', KEYS[1])
-        if stored and not string.find(stored, '"deleted":true', 1, true) then return 0 end
-        redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
-        return 1
+    /// Every write of a session (the writer's versioned write, `RedisWriter`'s contract): KEYS[1]
+    /// its key; ARGV[1] its record, ARGV[2] the record's version, ARGV[3] its TTL in seconds.
+    /// Written when the stored version is older (1), or unreadable (2: the record is replaced, not
+    /// left to answer 503 until it expires); refused with `STALE <stored version>` when it is newer,
+    /// or as new with other bytes (the same bytes at the same version are a retry of this very
+    /// write, whose answer was lost: written again, which also renews the TTL). Fenced: a write the
+    /// writer gave up on does nothing when a stalled server takes it later.
+    static let writeScript = RedisScript(
+        versionOf + """
+            local given = tonumber(ARGV[2])
+            local stored = redis.call('GET', KEYS[1])
+            local outcome = 1
+            if stored then
+              local version = version_of(stored)
+              if not version then
+                outcome = 2
+              elseif version > given or (version == given and stored ~= ARGV[1]) then
+                return redis.error_reply(string.format('STALE %d', version))
+              end
+            end
+            local ttl = tonumber(ARGV[3])
+            if ttl > 0 then redis.call('SET', KEYS[1], ARGV[1], 'EX', ttl) else redis.call('SET', KEYS[1], ARGV[1]) end
+            return outcome
+            """, fenced: true)
+
+    /// Writes a new session unless a live one of its id is stored (0; a record that is not a
+    /// tombstone counts as live, also when it cannot be read: fail closed), or its tombstone is at
+    /// least as new as the given version (`STALE`: the caller writes again above it, so that no
+    /// copy of the deleted session can overwrite the new one): the create of `PUT` with session
+    /// tokens, made atomic across instances. KEYS and ARGV as `writeScript`'s. Fenced.
+    static let createScript = RedisScript(
+        versionOf + """
+            local stored = redis.call('GET', KEYS[1])
+            if stored then
+              if not string.match(stored, '^{"v":1,"version":%d+,"deleted":true}$') then return 0 end
+              local version = version_of(stored)
+              if version and version >= tonumber(ARGV[2]) then
+                return redis.error_reply(string.format('STALE %d', version))
+              end
+            end
+            redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[3])
+            return 1
+            """, fenced: true)
+
+    /// Sets the store's marker key (KEYS[1]) to ARGV[1], or deletes it for an empty ARGV[1]: a
+    /// write like any other, fenced.
+    static let markScript = RedisScript(
         """
+        if ARGV[1] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[1]) end
+        return 1
+        """, fenced: true)
+
+    /// The store watch's handler, also told of versioned writes that were stale or replaced an
+    /// unreadable record (the writer tells them on its thread).
+    private let changes = ChangeHandler()
+
+    private final class ChangeHandler: Sendable {
+        let handler = Mutex<(@Sendable (StoreChange) -> Void)?>(nil)
+    }
 
     /// Connects three times to the Redis at `url` (failing at once when it cannot be reached).
     /// `deadline`: seconds a call may take, connecting included (a request waits at most that for
@@ -71,13 +123,23 @@ final class RedisSessionStore: SessionStore {
         endpoint = try RedisEndpoint(url: url)
         reader = try RedisConnection(endpoint: endpoint, timeout: deadline)
         try reader.ping()
-        try reader.set(markerKey, Array("1".utf8), ttlSeconds: nil)
+        try Self.mark(markerKey, on: reader)
         // 5 ms of linger: a gesture's 60 Hz events become about one write each, and busy
         // instances pipeline many sessions per round trip (measured in PERFORMANCE.md); a write
         // someone waits for cuts it short.
+        let sessions = keyPrefix
+        let changes = self.changes
         writer = RedisWriter(
             connection: try RedisConnection(endpoint: endpoint, timeout: deadline), maxPendingBytes: backlogBytes,
-            linger: 0.005)
+            linger: 0.005, versionedWrite: Self.writeScript
+        ) { notice in
+            guard notice.key.hasPrefix(sessions), let handler = changes.handler.withLock({ $0 }) else { return }
+            let id = String(notice.key.dropFirst(sessions.count))
+            switch notice.kind {
+            case .stale(let stored): handler(.outdated(id: id, version: notice.version, storedVersion: stored))
+            case .reset: handler(.repaired(id: id, version: notice.version))
+            }
+        }
         watcher = try RedisConnection(endpoint: endpoint, timeout: deadline)
         self.ttlSeconds = max(1, ttlSeconds)
         self.logger = logger
@@ -103,7 +165,13 @@ final class RedisSessionStore: SessionStore {
         subscriber.withLock { $0 = started }
     }
 
+    /// Sets the marker key (`value` nil: deletes it) through `connection`, fenced.
+    static func mark(_ marker: String, _ value: String? = "1", on connection: RedisConnection) throws(RedisError) {
+        _ = try connection.run(markScript, [(keys: [marker], arguments: [Array((value ?? "").utf8)])])
+    }
+
     func watch(_ handler: @escaping @Sendable (StoreChange) -> Void) {
+        changes.handler.withLock { $0 = handler }
         let started = StoreWatch(
             connection: watcher, writer: writer, logger: logger, interval: 0.5, marker: markerKey,
             onChange: handler)
@@ -111,6 +179,7 @@ final class RedisSessionStore: SessionStore {
     }
 
     func stopListening() {
+        changes.handler.withLock { $0 = nil }
         storeWatch.withLock { watch in
             watch?.stop()
             watch = nil
@@ -121,10 +190,12 @@ final class RedisSessionStore: SessionStore {
         }
     }
 
-    func save(_ id: String, _ bytes: [UInt8]) { writer.set(keyPrefix + id, bytes, ttlSeconds: ttlSeconds) }
+    func save(_ id: String, _ bytes: [UInt8], version: Int) {
+        writer.set(keyPrefix + id, bytes, ttlSeconds: ttlSeconds, version: version)
+    }
 
-    func saveTracked(_ id: String, _ bytes: [UInt8]) -> RedisWriter.Ticket {
-        writer.setTracked(keyPrefix + id, bytes, ttlSeconds: ttlSeconds)
+    func saveTracked(_ id: String, _ bytes: [UInt8], version: Int) -> RedisWriter.Ticket {
+        writer.setTracked(keyPrefix + id, bytes, ttlSeconds: ttlSeconds, version: version)
     }
 
     func confirm(_ ticket: RedisWriter.Ticket, timeout: Double) -> RedisWriter.Receipt {
@@ -137,9 +208,16 @@ final class RedisSessionStore: SessionStore {
     /// thread of its own after start-up).
     var isListening: Bool { subscriber.withLock { $0?.isSubscribed ?? false } }
 
-    func createIfAbsent(_ id: String, _ bytes: [UInt8]) throws -> Bool {
-        let call = (keys: [keyPrefix + id], arguments: [bytes, Array(String(ttlSeconds).utf8)])
-        return try reader.evaluate(Self.createUnlessLive, [call]).first == 1
+    func createIfAbsent(_ id: String, _ bytes: [UInt8], version: Int) throws -> StoreCreation {
+        let call = (
+            keys: [keyPrefix + id],
+            arguments: [bytes, Array(String(version).utf8), Array(String(ttlSeconds).utf8)]
+        )
+        switch try reader.run(Self.createScript, [call]).first {
+        case .integer(1): return .created
+        case .stale(let stored): return .stale(storedVersion: stored)
+        default: return .exists
+        }
     }
 
     func load(_ id: String) throws -> [UInt8]? {
@@ -154,8 +232,9 @@ final class RedisSessionStore: SessionStore {
         let calls = sessions.map { s in
             (keys: [keyPrefix + s.id], arguments: [s.bytes, Array(String(s.version).utf8), ttl])
         }
-        // On the watch's connection: the thread that calls this is the watch's own.
-        return try watcher.evaluate(Self.setUnlessNewer, calls).reduce(0) { $0 + Int($1 ?? 0) }
+        // On the watch's connection: the thread that calls this is the watch's own. A stale one
+        // is as new or newer there (the same write, or another process moved on).
+        return try watcher.run(Self.writeScript, calls).count { $0 == .integer(1) || $0 == .integer(2) }
     }
 
     var statistics: RedisWriter.Statistics { writer.statistics }

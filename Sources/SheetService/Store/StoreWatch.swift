@@ -41,7 +41,7 @@ final class StoreWatch: Sendable {
                     // marker of the one before, copied with its data, but not the writes that had
                     // not reached it: a session it lacks may still be held by an instance, so the
                     // marker goes until the write-back has had its time (a miss is 503, not 404).
-                    if case .replaced = change { _ = try? connection.delete(marker) }
+                    if case .replaced = change { _ = try? RedisSessionStore.mark(marker, nil, on: connection) }
                     onChange(change)
                     markAt = Date(timeIntervalSinceNow: settle)
                 } else if case .success = answer, markAt == nil,
@@ -54,7 +54,7 @@ final class StoreWatch: Sendable {
                     markAt = Date(timeIntervalSinceNow: settle)
                 }
                 if let at = markAt, at <= Date(), case .success = answer,
-                    (try? connection.set(marker, Array("1".utf8), ttlSeconds: nil)) != nil
+                    (try? RedisSessionStore.mark(marker, on: connection)) != nil
                 {
                     markAt = nil
                 }

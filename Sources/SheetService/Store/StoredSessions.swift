@@ -28,8 +28,12 @@ extension SheetResponder {
         }
         guard let bytes else { return nil }
         do {
-            return try ArchiveCodec.decode(
+            let restored = try ArchiveCodec.decode(
                 bytes, id: id, profiles: profiles, serverNow: clock.now, wallNow: Date().timeIntervalSince1970)
+            // A copy loaded from the store is a take: its writes outrank those of every copy
+            // taken before it, however many events that one accepts meanwhile (StoreVersion).
+            restored.box?.record.withLock { $0.version = StoreVersion.take(after: restored.version) }
+            return restored
         } catch {
             // Fail closed: a record sheetd cannot read (corrupt, or written by something else) is
             // neither a session nor its absence; taking it for absent would let anyone create the
@@ -72,13 +76,15 @@ extension SheetResponder {
         return replacement
     }
 
-    /// Deletes `id` in the store with a tombstone newer than `version`, and tells the other
-    /// processes; the DELETE waits for the tombstone (`confirm`) before it answers.
-    func bury(_ id: String, after version: Int) -> RedisWriter.Ticket? {
+    /// Deletes `id` in the store with a tombstone newer than `version` (a take: above every copy
+    /// another process may still hold), and tells the other processes; the DELETE waits for the
+    /// tombstone (`confirm`) before it answers.
+    func bury(_ id: String, after version: Int) -> StoreWrite? {
         guard let store else { return nil }
-        let ticket = store.saveTracked(id, ArchiveCodec.tombstone(version: Self.nextVersion(after: version)))
+        let tombstone = StoreVersion.take(after: version)
+        let ticket = store.saveTracked(id, ArchiveCodec.tombstone(version: tombstone), version: tombstone)
         store.announce(ArchiveNotice(kind: .deleted, id: id, instance: ""))
-        return ticket
+        return StoreWrite(ticket: ticket, id: id, box: nil, version: tombstone)
     }
 
     /// Another process took a session over, or deleted it: the copy here is dropped and its
@@ -95,27 +101,39 @@ extension SheetResponder {
         logger.debug("session \(notice.id): \(notice.kind.rawValue) by another instance; dropped the copy here")
     }
 
-    /// A version newer than `version`: microseconds of wall time, kept increasing, so that any
-    /// process's later write outranks an earlier one (clocks of the instances in step).
-    static func nextVersion(after version: Int) -> Int {
-        max(version + 1, Int(Date().timeIntervalSince1970 * 1e6))
+    /// A session whose write lost to a newer version another process wrote (`StoreChange.outdated`):
+    /// the copy here, unless it has moved on past that version since, is dropped and its streams
+    /// are sent on (`moved`), as when a notice `taken` arrives (this one was missed, or is late);
+    /// the next request loads the newer version. Logged once, as the copy goes; every stale write
+    /// is counted (`sheetd_store_stale_total`).
+    func outdated(_ id: String, version: Int, storedVersion: Int) {
+        guard let box = table.get(id), box.record.withLock({ $0.version <= storedVersion }), table.remove(box) else {
+            logger.debug(
+                "session store: a write of session \(id) at version \(version) lost to version \(storedVersion)")
+            return
+        }
+        let now = clock.now
+        box.record.withLock { $0.closeStreams(reason: "moved", now: now, retry: 250) }
+        logger.warning(
+            "session store: session \(id): a write of version \(version) lost to version \(storedVersion), which another instance wrote (it took the session over, replaced or deleted it); dropped the copy here, the next request loads the newer one"
+        )
     }
 
     /// Writes the session to the store behind, if there is one (the caller holds its lock:
-    /// `r`). Versions are microseconds of wall time, kept increasing, so that any process's later
-    /// write outranks an earlier one.
+    /// `r`), at the next version of this copy.
     func save(_ box: SessionBox, _ r: inout SessionRecord) {
         guard let store else { return }
-        r.version = Self.nextVersion(after: r.version)
-        store.save(box.id, encoding(box, r))
+        r.version = StoreVersion.next(after: r.version)
+        store.save(box.id, encoding(box, r), version: r.version)
     }
 
     /// `save`, for a creation or replacement that waits for the write (`confirm`) before it
-    /// answers.
-    func saveTracked(_ box: SessionBox, _ r: inout SessionRecord) -> RedisWriter.Ticket? {
+    /// answers: a take (`StoreVersion`), so that it outranks every copy another process holds.
+    func saveTracked(_ box: SessionBox, _ r: inout SessionRecord) -> StoreWrite? {
         guard let store else { return nil }
-        r.version = Self.nextVersion(after: r.version)
-        return store.saveTracked(box.id, encoding(box, r))
+        r.version = StoreVersion.take(after: r.version)
+        let ticket = store.saveTracked(box.id, encoding(box, r), version: r.version)
+        return StoreWrite(ticket: ticket, id: box.id, box: box, version: r.version)
     }
 
     /// With session tokens, a new session is created in the store only if no live session of its
@@ -123,27 +141,42 @@ extension SheetResponder {
     /// or a client that reaches both) would otherwise both answer 201, each with a token of its
     /// own (289 of 300 pairs in the attack suite). The loser's copy goes, and its request is
     /// refused as a stranger's (401); a store that cannot answer is 503 and creates nothing.
+    ///
+    /// The id's tombstone, if it is newer than the creation's first version, is written over at a
+    /// version above it (a copy of the deleted session another process still holds must not
+    /// overwrite the new one).
     func createInStore(_ box: SessionBox) throws(Problem) {
         guard let store else { return }
-        let bytes = box.record.withLock { r in
-            r.version = Self.nextVersion(after: r.version)
-            return encoding(box, r)
+        var newer = 0
+        for _ in 0..<3 {
+            let (bytes, version) = box.record.withLock { r in
+                r.version = StoreVersion.take(after: max(r.version, newer))
+                return (encoding(box, r), r.version)
+            }
+            let created: StoreCreation
+            do {
+                created = try store.createIfAbsent(box.id, bytes, version: version)
+            } catch {
+                _ = table.remove(box)
+                metrics.storeErrors.increment()
+                logger.warning("session store: creating \(box.id) failed: \(error)")
+                throw storeUnavailable(
+                    "the session store cannot be reached, so session \(box.id) was not created; retry shortly")
+            }
+            switch created {
+            case .created: return
+            case .stale(let stored): newer = stored
+            case .exists:
+                _ = table.remove(box)
+                throw Problem.unauthorized(
+                    "session \(box.id) was created by another request meanwhile: it needs its token", invalid: false)
+            }
         }
-        let created: Bool
-        do {
-            created = try store.createIfAbsent(box.id, bytes)
-        } catch {
-            _ = table.remove(box)
-            metrics.storeErrors.increment()
-            logger.warning("session store: creating \(box.id) failed: \(error)")
-            throw storeUnavailable(
-                "the session store cannot be reached, so session \(box.id) was not created; retry shortly")
-        }
-        guard created else {
-            _ = table.remove(box)
-            throw Problem.unauthorized(
-                "session \(box.id) was created by another request meanwhile: it needs its token", invalid: false)
-        }
+        _ = table.remove(box)
+        throw Problem(
+            status: 409, code: "conflict",
+            detail: "session \(box.id) was deleted and written again by other requests while this one created it; retry"
+        )
     }
 
     /// The store's encoding of the session as it is now, at its current version.
@@ -155,15 +188,28 @@ extension SheetResponder {
     /// replacement or deletion is in the store before its answer leaves, so it survives this
     /// process (a `kill -9` right after the answer included). Throws 503 `store-unavailable` when
     /// the store did not confirm it; `what` and `undone` say what became of the change.
-    func confirm(_ ticket: RedisWriter.Ticket?, _ what: String, undone: Bool) throws(Problem) {
-        guard let ticket, let store else { return }
-        let receipt = store.confirm(ticket, timeout: configuration.storeDeadline)
+    ///
+    /// Where the store holds a newer version (another process wrote the session since this one
+    /// had it: it took it over, or replaced it), the change is written again above that version,
+    /// within the same deadline: it was asked for after that write, and wins over it.
+    func confirm(_ write: StoreWrite?, _ what: String, undone: Bool) throws(Problem) {
+        guard var write, let store else { return }
+        let deadline = ContinuousClock.now + .seconds(configuration.storeDeadline)
+        var receipt = RedisWriter.Receipt.timedOut
+        for attempt in 0..<3 {
+            let (seconds, attoseconds) = ContinuousClock.now.duration(to: deadline).components
+            receipt = store.confirm(write.ticket, timeout: max(0, Double(seconds) + Double(attoseconds) * 1e-18))
+            guard case .stale(let stored) = receipt, attempt < 2 else { break }
+            logger.debug("session store: \(what): the store held version \(stored), newer; writing it again above")
+            write = again(write, above: stored, on: store)
+        }
         if receipt == .written { return }
         metrics.storeErrors.increment()
         let why =
             switch receipt {
             case .timedOut: "did not confirm it within \(configuration.storeDeadline) s"
             case .unreachable: "cannot be reached"
+            case .stale: "kept newer versions other instances wrote meanwhile"
             case .failed, .written: "refused it"
             }
         logger.warning("session store: \(what): the store \(why)")
@@ -174,12 +220,41 @@ extension SheetResponder {
         )
     }
 
-    /// The store may have lost what this process wrote (it answers again after an outage, or
-    /// another server answers): every session held here is written again, unless the store holds
-    /// a newer version of it (another process moved on with it). In slices of 256, each encoded
-    /// under its lock and written in one round trip.
+    /// `write` queued again at a take above `stored` (the session's state now, encoded under its
+    /// lock; or its tombstone).
+    private func again(_ write: StoreWrite, above stored: Int, on store: any SessionStore) -> StoreWrite {
+        guard let box = write.box else {
+            let version = StoreVersion.take(after: max(write.version, stored))
+            let ticket = store.saveTracked(write.id, ArchiveCodec.tombstone(version: version), version: version)
+            return StoreWrite(ticket: ticket, id: write.id, box: nil, version: version)
+        }
+        return box.record.withLock { r in
+            r.version = StoreVersion.take(after: max(r.version, stored))
+            let ticket = store.saveTracked(write.id, encoding(box, r), version: r.version)
+            return StoreWrite(ticket: ticket, id: write.id, box: box, version: r.version)
+        }
+    }
+
+    /// What the store told this process: a write of a session lost to a newer version
+    /// (`outdated`), or replaced an unreadable record (logged); or the store may have lost what
+    /// this process wrote (it answers again after an outage, or another server answers): then
+    /// every session held here is written again, unless the store holds a newer version of it
+    /// (another process moved on with it). In slices of 256, each encoded under its lock and
+    /// written in one round trip.
     func storeChanged(_ change: StoreChange) {
         guard let store else { return }
+        switch change {
+        case let .outdated(id, version, stored):
+            outdated(id, version: version, storedVersion: stored)
+            return
+        case let .repaired(id, version):
+            logger.warning(
+                "session store: session \(id): the stored record's version could not be read (corrupt, or not written by sheetd); replaced it with the copy held here, version \(version)"
+            )
+            return
+        case .reachableAgain, .replaced:
+            break
+        }
         metrics.storeReturns.increment()
         // The writer may be waiting up to 2 s to retry: creations wait for it, so now.
         store.retryNow()
@@ -222,4 +297,14 @@ extension SheetResponder {
             status: 503, code: "store-unavailable", detail: detail,
             headers: [("Retry-After", String(configuration.retryAfter))])
     }
+}
+
+/// A write a request waits for (`confirm`): its ticket, and what it writes, so that it can be
+/// written again above a newer version: the session (encoded anew under its lock) or, without a
+/// box, its tombstone at `version`.
+struct StoreWrite {
+    let ticket: RedisWriter.Ticket
+    let id: String
+    let box: SessionBox?
+    let version: Int
 }
