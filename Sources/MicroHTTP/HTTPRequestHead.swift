@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The head of an HTTP request: the request line and the header fields, as the client sent them.
 ///
 /// Nothing here is percent-decoded: `target`, `path` and `query` are the raw bytes of the request
@@ -53,11 +59,16 @@ public struct HTTPRequestHead: Sendable {
         self.queryStart = Self.queryStart(of: target)
     }
 
-    /// Where the first "?" of `target` is, searched in its contiguous UTF-8 (a generic
-    /// `firstIndex(of:)` on the UTF-8 view cost ≈ 570 instructions per request).
+    /// Where the first "?" of `target` is, searched in its contiguous UTF-8 with `memchr` (a
+    /// generic `firstIndex(of:)` on the UTF-8 view cost ≈ 570 instructions per request, on the
+    /// contiguous bytes ≈ 130).
     private static func queryStart(of target: String) -> String.Index? {
         var target = target
-        let offset = target.withUTF8 { $0.firstIndex(of: UInt8(ascii: "?")) }
+        let offset: Int? = target.withUTF8 { bytes in
+            guard let base = bytes.baseAddress, let found = memchr(base, Int32(UInt8(ascii: "?")), bytes.count)
+            else { return nil }
+            return UnsafeRawPointer(found) - UnsafeRawPointer(base)
+        }
         return offset.map { target.utf8.index(target.utf8.startIndex, offsetBy: $0) }
     }
 

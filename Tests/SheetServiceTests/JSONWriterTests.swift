@@ -1,6 +1,7 @@
 // JSONWriter and JSONValue: escapes, numbers, the reply schema, round trips through the reader.
 
 import MicroHTTP
+import SheetPhysics
 import SheetdTesting
 import Testing
 
@@ -367,6 +368,63 @@ struct JSONWriterTests {
         #expect(String(decoding: twelve.bytes, as: UTF8.self) == "[12")
         #expect(fourth.text == "[12,34]")
         #expect(third.text == "[12,56")
+    }
+
+    /// A reply's fixed pieces are exactly what its members write one by one, and a piece takes
+    /// a comma as a member does.
+    @Test func replyPiecesAreTheMembersTheyStandFor() {
+        var members = JSONWriter()
+        members.beginObject()
+        members.member("state", SheetState.dragging.rawValue)
+        members.member("detent", nil as String?)
+        members.member("constant", 1.5)
+        members.memberNull("snap")
+        members.memberNull("animation")
+        members.endObject()
+        var pieces = JSONWriter()
+        pieces.beginObject()
+        pieces.rawMembers(ReplyJSON.draggingMembers)  // first: no comma
+        pieces.member("constant", 1.5)
+        pieces.rawMembers(ReplyJSON.nothingStartedMembers)  // after a member: a comma
+        pieces.endObject()
+        #expect(pieces.text == members.text)
+        #expect(members.text == #"{"state":"dragging","detent":null,"constant":1.5,"snap":null,"animation":null}"#)
+    }
+
+    /// Each fused member writes what its name and value written apart do.
+    @Test func membersWriteWhatKeyAndValueWrite() {
+        var fused = JSONWriter(capacity: 16)  // grows on the way
+        var apart = JSONWriter(capacity: 16)
+        fused.beginObject()
+        apart.beginObject()
+        for x in [0.0, -0.0, 0.7, -120.5, 1e22, 0.1 + 0.2, 1_048_575.5, Double.nan] {
+            fused.member("n", x)
+            apart.key("n")
+            apart.number(x)
+        }
+        for n in [0, -7, Int.max, Int.min] {
+            fused.member("i", integer: n)
+            apart.key("i")
+            apart.integer(n)
+        }
+        for b in [true, false] {
+            fused.member("b", b)
+            apart.key("b")
+            apart.bool(b)
+        }
+        for text in ["", "plain", "a\"b\\c\n\u{1}", "\u{E9}\u{1D11E}", String(repeating: "x", count: 100)] as [String?]
+            + [nil]
+        {
+            fused.member("s", text)
+            apart.key("s")
+            if let text { apart.string(text) } else { apart.null() }
+        }
+        fused.memberNull("z")
+        apart.key("z")
+        apart.null()
+        fused.endObject()
+        apart.endObject()
+        #expect(fused.text == apart.text)
     }
 
     @Test func writerDeepNestingPast64Levels() throws {

@@ -250,7 +250,7 @@ private func handleAccess(
         if let refusal = core.responder.screen(head) {
             return answer(refusal, closing: true, request, on: connection, core: core)
         }
-        if let length = head.contentLength, length > 0 { request.body.reserveCapacity(length) }
+        request.declaredBodyBytes = head.contentLength ?? 0
         request.head = consume head
         request.phase = .readingBody
         return MHD_Result.YES
@@ -267,7 +267,15 @@ private func handleAccess(
                 return MHD_Result.YES
             }
             guard let uploadData else { return MHD_Result.NO }
-            request.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: count))
+            let bytes = UnsafeRawBufferPointer(start: uploadData, count: count)
+            if request.body.isEmpty && count >= request.declaredBodyBytes {
+                // The whole body in one call, as a small one comes: one allocation of its size
+                // and one copy (reserving, then appending, cost ≈ 150 instructions more).
+                request.body = Array(bytes)
+            } else {
+                if request.body.isEmpty { request.body.reserveCapacity(request.declaredBodyBytes) }
+                request.body.append(contentsOf: bytes)
+            }
             return MHD_Result.YES
         }
         // Moved out, not copied: the state keeps neither (a copy costs a retain per field).

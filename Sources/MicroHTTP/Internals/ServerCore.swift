@@ -144,6 +144,8 @@ final class RequestState: @unchecked Sendable {
     @exclusivity(unchecked) var phase = Phase.awaitingHead
     @exclusivity(unchecked) var head: HTTPRequestHead?
     @exclusivity(unchecked) var body: [UInt8] = []
+    /// The body's length as its Content-Length declared it (0: none).
+    @exclusivity(unchecked) var declaredBodyBytes = 0
     /// When the request line was parsed (this object is made right then).
     let receivedAt: ContinuousClock.Instant
     /// The same instant in `BootClock` nanoseconds.

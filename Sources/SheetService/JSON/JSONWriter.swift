@@ -121,25 +121,10 @@ package struct JSONWriter {
     /// constant (`static let phase: StaticString = "phase"`) to take this path.
     package mutating func key(_ name: StaticString) {
         assert(depth > 0 && !afterKey, "JSONWriter: key outside an object or after a key")
-        assert(name.hasPointerRepresentation, "JSONWriter: key must be a string literal")
         let comma = separator()
         afterKey = true
-        let n = name.utf8CodeUnitCount
-        let src = name.utf8Start
-        assert(
-            !UnsafeBufferPointer(start: src, count: n).contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C },
-            "JSONWriter: static key needs escaping")
-        let p = reserve(n + 4)
-        var k = 0
-        if comma {
-            p[0] = 0x2C
-            k = 1
-        }
-        p[k] = 0x22
-        (p + k + 1).update(from: src, count: n)
-        p[k + 1 + n] = 0x22
-        p[k + 2 + n] = 0x3A  // :
-        length &+= k + 3 + n
+        let p = reserve(name.utf8CodeUnitCount + 4)
+        length &+= Self.writeKey(name, comma: comma, at: p)
     }
 
     /// A member name computed at run time; escaped as needed.
@@ -148,7 +133,10 @@ package struct JSONWriter {
         let comma = separator()
         afterKey = true
         var name = name
-        name.withUTF8 { appendQuoted($0, comma: comma, colon: true) }
+        name.withUTF8 { utf8 in
+            let p = reserve(Self.quotedRoom(utf8.count))
+            length &+= Self.writeQuoted(utf8, comma: comma, colon: true, at: p)
+        }
     }
 
     // MARK: Scalars
@@ -159,49 +147,43 @@ package struct JSONWriter {
     package mutating func string(_ s: String) {
         let comma = separator()
         var s = s
-        s.withUTF8 { appendQuoted($0, comma: comma, colon: false) }
+        s.withUTF8 { utf8 in
+            let p = reserve(Self.quotedRoom(utf8.count))
+            length &+= Self.writeQuoted(utf8, comma: comma, colon: false, at: p)
+        }
     }
 
     /// A string known at compile time (enum raw values and the like); escaped as needed.
     package mutating func string(_ s: StaticString) {
         let comma = separator()
-        s.withUTF8Buffer { appendQuoted($0, comma: comma, colon: false) }
+        s.withUTF8Buffer { utf8 in
+            let p = reserve(Self.quotedRoom(utf8.count))
+            length &+= Self.writeQuoted(utf8, comma: comma, colon: false, at: p)
+        }
     }
 
     /// A Double in its shortest round-trip form; integral values without ".0".
     /// Must be finite: a NaN or infinity is written as `null` (see file comment).
     package mutating func number(_ x: Double) {
         let comma = separator()
-        // Integral values of moderate size: exact integer digits, no float printing.
-        if x.magnitude < 1e15, case let n = Int(x), Double(n) == x {  // Int(_:) truncates; no libm call
-            if n == 0 && x.sign == .minus {
-                write(comma, 0x2D, 0x30)  // -0
-            } else {
-                writeInteger(n, comma: comma)
-            }
-            return
+        let p = reserve(1 + Self.numberRoom)
+        var k = 0
+        if comma {
+            p[0] = 0x2C
+            k = 1
         }
-        guard x.isFinite else {
-            writeLiteral("null", comma: comma)
-            return
-        }
-        if writeShortDecimal(x, comma: comma) { return }
-        // The standard library prints the shortest round-trip digits straight into
-        // our buffer (TextOutputStream's ASCII hook, no String). At most 24 bytes.
-        let p = reserve(1 + 32)
-        var sink = PointerSink(start: p)
-        if comma { sink.put(0x2C) }
-        x.write(to: &sink)
-        // Integral values ≥ 1e15 print as "1234567890123456.0": drop ".0".
-        if sink.count >= 2 && p[sink.count - 1] == 0x30 && p[sink.count - 2] == 0x2E {
-            sink.count -= 2
-        }
-        length &+= sink.count
+        length &+= k + Self.writeNumber(x, at: p + k)
     }
 
     package mutating func integer(_ x: Int) {
         let comma = separator()
-        writeInteger(x, comma: comma)
+        let p = reserve(1 + 20)
+        var k = 0
+        if comma {
+            p[0] = 0x2C
+            k = 1
+        }
+        length &+= k + Self.writeInteger(x, at: p + k)
     }
 
     package mutating func bool(_ b: Bool) {
@@ -249,6 +231,89 @@ package struct JSONWriter {
         }
         members.withUnsafeBufferPointer { src in (p + k).update(from: src.baseAddress!, count: src.count) }
         length &+= k + members.count
+    }
+
+    /// Members known at compile time (`"a":null,"b":true`, no braces), written into the current
+    /// object as they are, in one copy: for a run of members that is the same in most replies.
+    package mutating func rawMembers(_ members: StaticString) {
+        assert(depth > 0 && !afterKey, "JSONWriter: rawMembers outside an object or after a key")
+        let n = members.utf8CodeUnitCount
+        let comma = separator()
+        let p = reserve(n + 1)
+        var k = 0
+        if comma {
+            p[0] = 0x2C
+            k = 1
+        }
+        (p + k).update(from: members.utf8Start, count: n)
+        length &+= k + n
+    }
+
+    // MARK: Members
+
+    // A member's name and value written in one reservation of room (one capacity and uniqueness
+    // check instead of two: a reply is mostly members, ≈ 40 in an `ended` answer).
+
+    /// A member name known at compile time, its value written next (the parameter type makes
+    /// literals StaticStrings).
+    @inline(__always)
+    package mutating func member(_ name: StaticString) { key(name) }
+
+    /// `"name":` at room for `valueRoom` more bytes: the caller writes the value there and adds
+    /// its length to `length`.
+    @inline(__always)
+    private mutating func memberName(_ name: StaticString, valueRoom: Int) -> UnsafeMutablePointer<UInt8> {
+        assert(depth > 0 && !afterKey, "JSONWriter: member outside an object or after a key")
+        let comma = separator()
+        let p = reserve(name.utf8CodeUnitCount + 4 + valueRoom)
+        let k = Self.writeKey(name, comma: comma, at: p)
+        length &+= k
+        return p + k
+    }
+
+    /// A number member.
+    @inline(__always)
+    package mutating func member(_ name: StaticString, _ x: Double) {
+        let p = memberName(name, valueRoom: Self.numberRoom)
+        length &+= Self.writeNumber(x, at: p)
+    }
+
+    /// An integer member.
+    @inline(__always)
+    package mutating func member(_ name: StaticString, integer n: Int) {
+        let p = memberName(name, valueRoom: 20)
+        length &+= Self.writeInteger(n, at: p)
+    }
+
+    /// A boolean member.
+    @inline(__always)
+    package mutating func member(_ name: StaticString, _ b: Bool) {
+        let p = memberName(name, valueRoom: 5)
+        length &+= b ? Self.writeLiteral("true", at: p) : Self.writeLiteral("false", at: p)
+    }
+
+    /// A string member.
+    @inline(__always)
+    package mutating func member(_ name: StaticString, _ s: String) {
+        var s = s
+        s.withUTF8 { utf8 in
+            let p = memberName(name, valueRoom: Self.quotedRoom(utf8.count))
+            length &+= Self.writeQuoted(utf8, comma: false, colon: false, at: p)
+        }
+    }
+
+    /// A string-or-null member.
+    @inline(__always)
+    package mutating func member(_ name: StaticString, _ s: String?) {
+        guard let s else { return memberNull(name) }
+        member(name, s)
+    }
+
+    /// A null member.
+    @inline(__always)
+    package mutating func memberNull(_ name: StaticString) {
+        let p = memberName(name, valueRoom: 4)
+        length &+= Self.writeLiteral("null", at: p)
     }
 
     // MARK: Internals
@@ -323,37 +388,55 @@ package struct JSONWriter {
     }
 
     @inline(__always)
-    private mutating func write(_ comma: Bool, _ b0: UInt8, _ b1: UInt8) {
-        let p = reserve(3)
-        var k = 0
-        if comma {
-            p[0] = 0x2C
-            k = 1
-        }
-        p[k] = b0
-        p[k + 1] = b1
-        length &+= k + 2
-    }
-
-    @inline(__always)
     private mutating func writeLiteral(_ s: StaticString, comma: Bool) {
-        let n = s.utf8CodeUnitCount
-        let src = s.utf8Start
-        let p = reserve(n + 1)
+        let p = reserve(s.utf8CodeUnitCount + 1)
         var k = 0
         if comma {
             p[0] = 0x2C
             k = 1
         }
-        for m in 0..<n { p[k + m] = src[m] }
-        length &+= k + n
+        length &+= k + Self.writeLiteral(s, at: p + k)
     }
 
-    /// Writes `x` when it has at most 9 decimals and 1e-4 ≤ |x| < 2^20 (alphas, constants in
+    /// Bytes a number's text takes at most: the standard library prints a Double in at most 24.
+    static let numberRoom = 32
+
+    /// Writes the text of `x` at `p` (at most `numberRoom` bytes); returns how many bytes.
+    @inline(__always)
+    static func writeNumber(_ x: Double, at p: UnsafeMutablePointer<UInt8>) -> Int {
+        // Integral values of moderate size: exact integer digits, no float printing.
+        if x.magnitude < 1e15, case let n = Int(x), Double(n) == x {  // Int(_:) truncates; no libm call
+            if n == 0 && x.sign == .minus {
+                p[0] = 0x2D  // -0
+                p[1] = 0x30
+                return 2
+            }
+            return writeInteger(n, at: p)
+        }
+        guard x.isFinite else { return writeLiteral("null", at: p) }
+        let short = writeShortDecimal(x, at: p)
+        if short > 0 { return short }
+        return writeShortestDigits(x, at: p)
+    }
+
+    /// The standard library's shortest round-trip digits, printed straight into `p`
+    /// (TextOutputStream's ASCII hook, no String).
+    @inline(never)
+    private static func writeShortestDigits(_ x: Double, at p: UnsafeMutablePointer<UInt8>) -> Int {
+        var sink = PointerSink(start: p)
+        x.write(to: &sink)
+        // Integral values ≥ 1e15 print as "1234567890123456.0": drop ".0".
+        if sink.count >= 2 && p[sink.count - 1] == 0x30 && p[sink.count - 2] == 0x2E {
+            sink.count -= 2
+        }
+        return sink.count
+    }
+
+    /// Writes `x` at `p` when it has at most 9 decimals and 1e-4 ≤ |x| < 2^20 (alphas, constants in
     /// points, durations, server times in ns: most numbers of a reply), exactly as the standard
     /// library would print it, but from integer arithmetic (the general shortest-digits printer
-    /// costs ≈ 600 instructions a number; an `ended` reply has 13). False when `x` is not such a
-    /// number (the caller prints it the general way).
+    /// costs ≈ 600 instructions a number; an `ended` reply has 13). Returns how many bytes, 0 when
+    /// `x` is not such a number (the caller prints it the general way). `x` is not integral.
     ///
     /// Why the digits are the shortest: n = round(|x|·10⁹) and n/10⁹ (correctly rounded) == |x|
     /// means the decimal n·10⁻⁹ reads back as x. Below 2^20, 10⁹·ulp(x) ≤ 0.24, so no other
@@ -362,136 +445,201 @@ package struct JSONWriter {
     /// therefore n's with trailing zeros dropped, and when they have more, the check fails.
     /// Swift prints decimal notation (no exponent) for 1e-4 ≤ |x| < 2^53. JSONTests compares
     /// this with `description` over a million values.
-    private mutating func writeShortDecimal(_ x: Double, comma: Bool) -> Bool {
+    @inline(__always)
+    private static func writeShortDecimal(_ x: Double, at p: UnsafeMutablePointer<UInt8>) -> Int {
         let m = x.magnitude
-        guard m >= 1e-4, m < 1_048_576 else { return false }
-        let scaled = (m * 1e9).rounded()
-        guard scaled / 1e9 == m else { return false }
-        let n = UInt64(scaled)
-        // Integral values took the integer path: the fraction is not zero. Drop its trailing zeros.
-        var fraction = n % 1_000_000_000
+        guard m >= 1e-4, m < 1_048_576 else { return 0 }
+        // round(m·10⁹), half away from zero, as `rounded()` does, without its libm call: the
+        // product is below 2^53, so its integer part converts exactly and the fraction left is
+        // exact too.
+        let product = m * 1e9
+        var n = UInt64(product)
+        if product - Double(n) >= 0.5 { n &+= 1 }
+        guard Double(n) / 1e9 == m else { return 0 }
+        let whole = n / 1_000_000_000
+        var fraction = n &- whole &* 1_000_000_000
+        // Integral values took the integer path: the fraction is not zero, and has 0 to 8
+        // trailing zeros. Drop them 4, 2 and 1 at a time (one at a time cost ≈ 10 instructions
+        // each: an alpha of 0.7 has 8).
         var decimals = 9
-        while fraction % 10 == 0 {
-            fraction /= 10
-            decimals -= 1
+        if fraction % 100_000_000 == 0 {
+            fraction /= 100_000_000
+            decimals = 1
+        } else {
+            if fraction % 10_000 == 0 {
+                fraction /= 10_000
+                decimals = 5
+            }
+            if fraction % 100 == 0 {
+                fraction /= 100
+                decimals &-= 2
+            }
+            if fraction % 10 == 0 {
+                fraction /= 10
+                decimals &-= 1
+            }
         }
-        let p = reserve(1 + 1 + 7 + 1 + 9)
-        var k = Self.writePrefix(p, comma: comma, negative: x < 0)
-        k += Self.writeDigits(n / 1_000_000_000, at: p + k)
+        var k = 0
+        if x < 0 {
+            p[0] = 0x2D
+            k = 1
+        }
+        k += writeDigits(whole, at: p + k)
         p[k] = 0x2E
         k += 1
-        k += Self.writeDigits(fraction, at: p + k, width: decimals)
-        length &+= k
-        return true
+        writeDigits(fraction, count: decimals, at: p + k)
+        return k + decimals
     }
 
-    private mutating func writeInteger(_ x: Int, comma: Bool) {
-        let p = reserve(21)
-        var k = Self.writePrefix(p, comma: comma, negative: x < 0)
-        k += Self.writeDigits(UInt64(x.magnitude), at: p + k)
-        length &+= k
-    }
-
-    /// Writes a comma and a minus sign at `p` as asked; returns how many bytes.
+    /// Writes `x`'s decimal digits at `p`, after a minus sign if negative; returns how many bytes.
     @inline(__always)
-    private static func writePrefix(_ p: UnsafeMutablePointer<UInt8>, comma: Bool, negative: Bool) -> Int {
+    private static func writeInteger(_ x: Int, at p: UnsafeMutablePointer<UInt8>) -> Int {
+        if x < 0 {
+            p[0] = 0x2D
+            return 1 + writeDigits(UInt64(x.magnitude), at: p + 1)
+        }
+        return writeDigits(UInt64(x), at: p)
+    }
+
+    /// Writes the decimal digits of `u` at `p`; returns how many.
+    @inline(__always)
+    private static func writeDigits(_ u: UInt64, at p: UnsafeMutablePointer<UInt8>) -> Int {
+        var count = 1
+        var t = u
+        while t >= 100 {
+            t /= 100
+            count &+= 2
+        }
+        if t >= 10 { count &+= 1 }
+        writeDigits(u, count: count, at: p)
+        return count
+    }
+
+    /// Writes the last `count` decimal digits of `u` at `p` (zero-padded on the left), two at a
+    /// time from a table of the pairs 00…99.
+    @inline(__always)
+    private static func writeDigits(_ u: UInt64, count: Int, at p: UnsafeMutablePointer<UInt8>) {
+        let pairs = digitPairs.utf8Start
+        var u = u
+        var i = count
+        while i >= 2 {
+            let pair = Int(truncatingIfNeeded: u % 100) &* 2
+            u /= 100
+            i &-= 2
+            p[i] = pairs[pair]
+            p[i &+ 1] = pairs[pair &+ 1]
+        }
+        if i == 1 { p[0] = 0x30 &+ UInt8(truncatingIfNeeded: u % 10) }
+    }
+
+    /// "00", "01", … "99", one after the other.
+    private static let digitPairs: StaticString = """
+        00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748\
+        49505152535455565758596061626364656667686970717273747576777879808182838485868788899091929394959697\
+        9899
+        """
+
+    /// Writes `literal` (ASCII, no escapes needed) at `p`; returns how many bytes.
+    @inline(__always)
+    private static func writeLiteral(_ literal: StaticString, at p: UnsafeMutablePointer<UInt8>) -> Int {
+        let n = literal.utf8CodeUnitCount
+        let src = literal.utf8Start
+        for m in 0..<n { p[m] = src[m] }
+        return n
+    }
+
+    /// Writes `"name":` at `p`, after a comma when `comma`; returns how many bytes (at most the
+    /// name's length + 4). `name` must not need escaping (no '"', '\\' or control characters;
+    /// debug builds check).
+    @inline(__always)
+    static func writeKey(_ name: StaticString, comma: Bool, at p: UnsafeMutablePointer<UInt8>) -> Int {
+        assert(name.hasPointerRepresentation, "JSONWriter: key must be a string literal")
+        let n = name.utf8CodeUnitCount
+        let src = name.utf8Start
+        assert(
+            !UnsafeBufferPointer(start: src, count: n).contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C },
+            "JSONWriter: static key needs escaping")
         var k = 0
         if comma {
             p[0] = 0x2C
             k = 1
         }
-        if negative {
-            p[k] = 0x2D
+        p[k] = 0x22
+        (p + k + 1).update(from: src, count: n)
+        p[k + 1 + n] = 0x22
+        p[k + 2 + n] = 0x3A  // :
+        return k + 3 + n
+    }
+
+    /// Room `writeQuoted` may need for `count` bytes: every byte escaped as \u00XX, a comma,
+    /// the quotes and a colon.
+    @inline(__always)
+    static func quotedRoom(_ count: Int) -> Int { 6 * count + 4 }
+
+    /// Writes `utf8` in double quotes at `p` (after a comma, before a colon if asked), escaping
+    /// as JSON requires; returns how many bytes (at most `quotedRoom(utf8.count)`).
+    static func writeQuoted(
+        _ utf8: UnsafeBufferPointer<UInt8>, comma: Bool, colon: Bool, at p: UnsafeMutablePointer<UInt8>
+    ) -> Int {
+        let n = utf8.count
+        var k = 0
+        if comma {
+            p[0] = 0x2C
+            k = 1
+        }
+        p[k] = 0x22
+        k += 1
+        var i = 0
+        let src = UnsafeRawPointer(utf8.baseAddress ?? UnsafePointer(p))  // n == 0: never read
+        while i < n {
+            // Copy 8 bytes at a time while none needs escaping (SWAR test for
+            // '"', '\\' and < 0x20; the lowest flagged byte is exact).
+            while i &+ 8 <= n {
+                let w = src.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let ones: UInt64 = 0x0101_0101_0101_0101
+                let q = w ^ (ones &* 0x22)
+                let b = w ^ (ones &* 0x5C)
+                let special = ((q &- ones) & ~q | (b &- ones) & ~b | (w &- ones &* 0x20) & ~w) & (ones &* 0x80)
+                if special != 0 { break }
+                UnsafeMutableRawPointer(p + k).storeBytes(of: w, as: UInt64.self)
+                i &+= 8
+                k &+= 8
+            }
+            if i == n { break }
+            let c = utf8[i]
+            i &+= 1
+            if c >= 0x20 && c != 0x22 && c != 0x5C {
+                p[k] = c
+                k &+= 1
+                continue
+            }
+            p[k] = 0x5C  // backslash
+            switch c {
+            case 0x22: p[k + 1] = 0x22  // \"
+            case 0x5C: p[k + 1] = 0x5C  // \\
+            case 0x08: p[k + 1] = 0x62  // \b
+            case 0x0C: p[k + 1] = 0x66  // \f
+            case 0x0A: p[k + 1] = 0x6E  // \n
+            case 0x0D: p[k + 1] = 0x72  // \r
+            case 0x09: p[k + 1] = 0x74  // \t
+            default:  // \u00XX
+                let hexDigits: StaticString = "0123456789abcdef"
+                p[k + 1] = 0x75
+                p[k + 2] = 0x30
+                p[k + 3] = 0x30
+                p[k + 4] = hexDigits.utf8Start[Int(c >> 4)]
+                p[k + 5] = hexDigits.utf8Start[Int(c & 0xF)]
+                k &+= 4
+            }
+            k &+= 2
+        }
+        p[k] = 0x22
+        k += 1
+        if colon {
+            p[k] = 0x3A
             k += 1
         }
         return k
-    }
-
-    /// Writes the decimal digits of `u` at `p`, zero-padded on the left to `width`; returns how many.
-    @inline(__always)
-    private static func writeDigits(_ u: UInt64, at p: UnsafeMutablePointer<UInt8>, width: Int = 1) -> Int {
-        // Count the digits, then fill from the right.
-        var count = 1
-        var t = u
-        while t >= 10 {
-            t /= 10
-            count += 1
-        }
-        count = max(count, width)
-        var u = u
-        for i in stride(from: count - 1, through: 0, by: -1) {
-            p[i] = 0x30 &+ UInt8(truncatingIfNeeded: u % 10)
-            u /= 10
-        }
-        return count
-    }
-
-    /// Writes `utf8` in double quotes (after a comma, before a colon if asked),
-    /// escaping as JSON requires.
-    private mutating func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>, comma: Bool, colon: Bool) {
-        let n = utf8.count
-        // Worst case: every byte becomes \u00XX.
-        do {
-            let p = reserve(6 * n + 4)
-            var k = 0
-            if comma {
-                p[0] = 0x2C
-                k = 1
-            }
-            p[k] = 0x22
-            k += 1
-            var i = 0
-            let src = UnsafeRawPointer(utf8.baseAddress ?? UnsafePointer(p))  // n == 0: never read
-            while i < n {
-                // Copy 8 bytes at a time while none needs escaping (SWAR test for
-                // '"', '\\' and < 0x20; the lowest flagged byte is exact).
-                while i &+ 8 <= n {
-                    let w = src.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                    let ones: UInt64 = 0x0101_0101_0101_0101
-                    let q = w ^ (ones &* 0x22)
-                    let b = w ^ (ones &* 0x5C)
-                    let special = ((q &- ones) & ~q | (b &- ones) & ~b | (w &- ones &* 0x20) & ~w) & (ones &* 0x80)
-                    if special != 0 { break }
-                    UnsafeMutableRawPointer(p + k).storeBytes(of: w, as: UInt64.self)
-                    i &+= 8
-                    k &+= 8
-                }
-                if i == n { break }
-                let c = utf8[i]
-                i &+= 1
-                if c >= 0x20 && c != 0x22 && c != 0x5C {
-                    p[k] = c
-                    k &+= 1
-                    continue
-                }
-                p[k] = 0x5C  // backslash
-                switch c {
-                case 0x22: p[k + 1] = 0x22  // \"
-                case 0x5C: p[k + 1] = 0x5C  // \\
-                case 0x08: p[k + 1] = 0x62  // \b
-                case 0x0C: p[k + 1] = 0x66  // \f
-                case 0x0A: p[k + 1] = 0x6E  // \n
-                case 0x0D: p[k + 1] = 0x72  // \r
-                case 0x09: p[k + 1] = 0x74  // \t
-                default:  // \u00XX
-                    let hexDigits: StaticString = "0123456789abcdef"
-                    p[k + 1] = 0x75
-                    p[k + 2] = 0x30
-                    p[k + 3] = 0x30
-                    p[k + 4] = hexDigits.utf8Start[Int(c >> 4)]
-                    p[k + 5] = hexDigits.utf8Start[Int(c & 0xF)]
-                    k &+= 4
-                }
-                k &+= 2
-            }
-            p[k] = 0x22
-            k += 1
-            if colon {
-                p[k] = 0x3A
-                k += 1
-            }
-            length &+= k
-        }
     }
 }
 

@@ -92,22 +92,30 @@ struct RequestTrace: Sendable {
         var n = number
         var count = 1
         while n >> (4 * UInt64(count)) != 0 { count += 1 }
+        // The statics read once, not per byte (each read of a global checks that it is made).
+        let prefix = Self.prefix
+        let digits = hexDigits.utf8Start
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 9 + 16) { buffer in
-            for i in 0..<8 { buffer[i] = prefix[i] }
+            UnsafeMutableRawPointer(buffer.baseAddress!).storeBytes(of: prefix, as: UInt64.self)
             buffer[8] = UInt8(ascii: "-")
             for i in stride(from: 8 + count, through: 9, by: -1) {
-                buffer[i] = hexDigits[Int(n & 15)]
+                buffer[i] = digits[Int(n & 15)]
                 n >>= 4
             }
             return body(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[..<(9 + count)]))
         }
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-    /// 8 hex digits drawn once.
-    private static let prefix: [UInt8] = {
+    private static let hexDigits: StaticString = "0123456789abcdef"
+    /// 8 hex digits drawn once, as the bytes of a word (in memory order: the id's first 8 bytes).
+    private static let prefix: UInt64 = {
         let random = UInt32.random(in: .min ... .max)
-        return (0..<8).map { hexDigits[Int(random >> (28 - 4 * UInt32($0)) & 15)] }
+        var bytes: UInt64 = 0
+        for i in 0..<8 {
+            let digit = UInt64(hexDigits.utf8Start[Int(random >> (28 - 4 * UInt32(i)) & 15)])
+            bytes |= digit << (8 * UInt64(i))
+        }
+        return UInt64(littleEndian: bytes)
     }()
     private static let counter = Atomic<UInt64>(1)
 
@@ -146,6 +154,10 @@ final class TraceSlot {
     @exclusivity(unchecked) var sessionID: String?
     /// The access-log record, while its line is logged through swift-log (see `RequestTrace.access`).
     @exclusivity(unchecked) var access: AccessRecord?
+    /// The header fields of the thread's answers, a buffer kept from answer to answer
+    /// (`SheetResponder.finish`): the answer shares it until it is sent, then it is this slot's
+    /// alone again and is filled in place for the next one.
+    @exclusivity(unchecked) var replyFields = HTTPHeaders()
 
     /// The request id echoed in `X-Request-Id` (a generated one is made a String only here).
     var id: String { clientID ?? RequestTrace.generatedID(number) }

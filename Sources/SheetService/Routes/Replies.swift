@@ -13,6 +13,11 @@ extension SheetResponder {
     /// copies them first), so answering allocates no header storage.
     static let jsonHeaders = (["Content-Type": "application/json"] as HTTPHeaders).vetted()!
 
+    /// `jsonHeaders` with the `Cache-Control: no-store` every such answer gets on its way out
+    /// (`finish`), in one piece.
+    static let jsonNoStoreHeaders =
+        (["Content-Type": "application/json", "Cache-Control": "no-store"] as HTTPHeaders).vetted()!
+
     /// A JSON reply sent from `buffer` (a writer's, `JSONWriter.takeBuffer()`) without a copy.
     static func json(_ status: Int, _ buffer: JSONBuffer) -> HTTPResponse {
         HTTPResponse(

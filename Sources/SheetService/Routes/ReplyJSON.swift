@@ -5,39 +5,6 @@ import SheetPhysics
 // is the hot path of every request.
 
 extension JSONWriter {
-    /// A member name known at compile time (the parameter type makes literals StaticStrings).
-    @inline(__always) mutating func member(_ name: StaticString) { key(name) }
-
-    /// A number member.
-    @inline(__always) mutating func member(_ name: StaticString, _ x: Double) {
-        key(name)
-        number(x)
-    }
-
-    /// A string member.
-    @inline(__always) mutating func member(_ name: StaticString, _ s: String) {
-        key(name)
-        string(s)
-    }
-
-    /// An integer member.
-    @inline(__always) mutating func member(_ name: StaticString, integer n: Int) {
-        key(name)
-        integer(n)
-    }
-
-    /// A boolean member.
-    @inline(__always) mutating func member(_ name: StaticString, _ b: Bool) {
-        key(name)
-        bool(b)
-    }
-
-    /// A string-or-null member.
-    @inline(__always) mutating func member(_ name: StaticString, _ s: String?) {
-        key(name)
-        if let s { string(s) } else { null() }
-    }
-
     /// An option value as JSON.
     mutating func option(_ value: OptionValue) {
         switch value {
@@ -393,11 +360,23 @@ enum ReplyJSON {
         w.endObject()
     }
 
+    /// `"state"` and `"detent"` of a card being dragged, as `card` writes them member by member.
+    static let draggingMembers: StaticString = #""state":"dragging","detent":null"#
+
+    /// `"snap"` and `"animation"` of a result that started nothing, as `result` writes them member by
+    /// member.
+    static let nothingStartedMembers: StaticString = #""snap":null,"animation":null"#
+
     /// Where the card is: the members a snapshot and a result share, in openapi.yaml's order.
     @inline(__always)
     static func card(_ s: SheetSnapshot, _ profile: SessionProfile, into w: inout JSONWriter) {
-        w.member("state", s.state.rawValue)
-        w.member("detent", s.detent?.name)
+        if s.state == .dragging && s.detent == nil {
+            // A card under the finger (every `changed` answer): one piece.
+            w.rawMembers(draggingMembers)
+        } else {
+            w.member("state", s.state.rawValue)
+            w.member("detent", s.detent?.name)
+        }
         w.member("constant", s.constant)
         w.member("dimmerAlpha", s.dimmerAlpha)
         w.member("progress", s.progress)
@@ -415,14 +394,14 @@ enum ReplyJSON {
         w.beginObject()
         if let phase { w.member("phase", phase) }
         card(s, profile, into: &w)
-        if let snap = o.snap {
+        if case let .settle(a, snap) = o.action {
             self.snap(snap, into: &w)
+            w.member("animation")
+            animation(a, into: &w)
         } else {
-            w.member("snap")
-            w.null()
+            // Nothing started (every `changed` answer): one piece.
+            w.rawMembers(nothingStartedMembers)
         }
-        w.member("animation")
-        if let a = o.animation { animation(a, into: &w) } else { w.null() }
         if let v = o.velocity { w.member("velocity", v) }
         if let source = o.velocitySource { w.member("velocitySource", source.rawValue) }
         if let consumer = o.consumer { w.member("consumer", consumer.rawValue) }

@@ -16,21 +16,19 @@ extension SheetResponder {
         // the bytes, without building an array (every gesture comes this way). Anything else, and
         // every miss (for its 404's detail), goes the general way, decoding segment by segment.
         let fast: (route: Route, id: String?)? = path.withUTF8 { p in
-            guard p.first == 0x2F, !p.contains(0x25) else { return nil }
-            let rest = p[1...]
-            guard let slash = rest.firstIndex(of: 0x2F) else {
-                return lookUp(rest, in: RouteTables.fixed).map { ($0, nil) }
-            }
-            guard let collection = RouteTables.collections.first(where: { equal(p[1..<slash], $0.name) }) else {
+            guard let base = p.baseAddress, p.count > 0, base[0] == 0x2F, memchr(base, 0x25, p.count) == nil else {
                 return nil
             }
-            let tail = p[(slash + 1)...]
-            let next = tail.firstIndex(of: 0x2F)
-            let idBytes = p[(slash + 1)..<(next ?? p.endIndex)]
+            guard let slash = index(of: 0x2F, in: p, from: 1) else {
+                return RouteTables.lookUp(p[1...], in: RouteTables.fixed).map { ($0, nil) }
+            }
+            guard let collection = RouteTables.collection(named: p[1..<slash]) else { return nil }
+            let next = index(of: 0x2F, in: p, from: slash + 1)
+            let idBytes = p[(slash + 1)..<(next ?? p.count)]
             // A bad id goes the general way, which names the problem.
             guard Self.isID(idBytes) else { return nil }
             guard let next else { return collection.item.map { ($0, String(decoding: idBytes, as: UTF8.self)) } }
-            return lookUp(p[(next + 1)...], in: collection.actions).map {
+            return RouteTables.lookUp(p[(next + 1)...], in: collection.actions).map {
                 ($0, String(decoding: idBytes, as: UTF8.self))
             }
         }
@@ -45,24 +43,13 @@ extension SheetResponder {
         return fast
     }
 
-    static func lookUp(_ segment: String, in table: [(name: String, route: Route)]) -> Route? {
-        table.first { $0.name == segment }?.route
-    }
-
-    static func lookUp(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, in table: [(name: String, route: Route)])
-        -> Route?
-    {
-        table.first { equal(bytes, $0.name) }?.route
-    }
-
-    /// Whether `bytes` are the UTF-8 of `text` (compared with memcmp: the generic
-    /// `elementsEqual` cost ≈ 100 instructions per call on every request).
-    static func equal(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ text: String) -> Bool {
-        var text = text
-        return text.withUTF8 { t in
-            bytes.count == t.count
-                && (bytes.isEmpty || memcmp(bytes.base.baseAddress! + bytes.startIndex, t.baseAddress!, t.count) == 0)
-        }
+    /// Where the first `byte` of `p` at or after `start` is (memchr: a generic search cost ≈ 5
+    /// instructions a byte).
+    @inline(__always)
+    static func index(of byte: UInt8, in p: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard start < p.count, let base = p.baseAddress, let found = memchr(base + start, Int32(byte), p.count - start)
+        else { return nil }
+        return UnsafeRawPointer(found) - UnsafeRawPointer(base)
     }
 
     /// The route of a decoded path, and the session id in it.
@@ -70,12 +57,12 @@ extension SheetResponder {
         guard let segments else {
             throw .invalid("bad-path", "the path has an invalid percent-encoding")
         }
-        if segments.count <= 1, let route = lookUp(segments.first ?? "", in: RouteTables.fixed) { return (route, nil) }
-        if segments.count == 2 || segments.count == 3,
-            let collection = RouteTables.collections.first(where: { $0.name == segments[0] })
-        {
+        if segments.count <= 1, let route = RouteTables.lookUp(segments.first ?? "", in: RouteTables.fixed) {
+            return (route, nil)
+        }
+        if segments.count == 2 || segments.count == 3, let collection = RouteTables.collection(named: segments[0]) {
             if segments.count == 2, let item = collection.item { return (item, try validID(segments[1])) }
-            if segments.count == 3, let route = lookUp(segments[2], in: collection.actions) {
+            if segments.count == 3, let route = RouteTables.lookUp(segments[2], in: collection.actions) {
                 return (route, try validID(segments[1]))
             }
         }
@@ -111,37 +98,120 @@ extension SheetResponder {
 }
 
 /// The matcher's tables, derived from `RoutePath.all` once: scanned in order (a dozen short names
-/// compare faster than they hash).
+/// compare faster than they hash). The names' bytes lie in one array and an entry names its bytes
+/// by place, so a scan copies no strings or arrays (a table of `String` names retained and released
+/// them as it went: ≈ 200 instructions a request).
 enum RouteTables {
-    /// The paths of one segment ("/" is the empty one), by that segment.
-    static let fixed: [(name: String, route: Route)] = RoutePath.all.indices.compactMap { i in
-        let p = RoutePath.all[i]
-        return p.segments.count == 1 ? (p.segments[0]!, Route(index: i)) : nil
+    /// A path segment's name (its bytes in `names`) and the route it leads to.
+    struct Entry: Sendable {
+        let start: Int
+        let count: Int
+        let route: Route
     }
 
-    /// A collection of items with ids ("/sessions"): its item path ("/sessions/{id}") and its
-    /// actions ("/sessions/{id}/pan"), by their last segment.
-    struct Collection {
-        let name: String
+    /// A collection of items with ids ("/sessions"): its name, its item path ("/sessions/{id}") and
+    /// its actions ("/sessions/{id}/pan": the entries of `actions` in this range, by their last
+    /// segment).
+    struct Collection: Sendable {
+        let name: Entry
         let item: Route?
-        let actions: [(name: String, route: Route)]
+        let actions: Range<Int>
     }
 
-    static let collections: [Collection] = {
-        var names: [String] = []
-        for p in RoutePath.all where p.segments.count > 1 && !names.contains(p.segments[0]!) {
-            names.append(p.segments[0]!)
+    /// The bytes of every name, one after the other.
+    static let names: [UInt8] = tables.names
+    /// The paths of one segment ("/" is the empty one), by that segment.
+    static let fixed: [Entry] = tables.fixed
+    static let collections: [Collection] = tables.collections
+    /// The actions of every collection, each collection's together.
+    static let actions: [Entry] = tables.actions
+
+    /// The route named `bytes` among the entries of `fixed`.
+    static func lookUp(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, in entries: [Entry]) -> Route? {
+        lookUp(bytes, among: entries, entries.indices)
+    }
+
+    /// The route named `bytes` among the actions in `range`.
+    static func lookUp(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, in range: Range<Int>) -> Route? {
+        lookUp(bytes, among: actions, range)
+    }
+
+    /// The same for a decoded segment.
+    static func lookUp(_ segment: String, in entries: [Entry]) -> Route? {
+        var segment = segment
+        return segment.withUTF8 { lookUp($0[...], in: entries) }
+    }
+
+    static func lookUp(_ segment: String, in range: Range<Int>) -> Route? {
+        var segment = segment
+        return segment.withUTF8 { lookUp($0[...], in: range) }
+    }
+
+    /// The collection named `bytes`.
+    static func collection(named bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Collection? {
+        names.withUnsafeBufferPointer { names in
+            collections.withUnsafeBufferPointer { collections in
+                collections.first { isName($0.name, bytes, names) }
+            }
         }
-        return names.map { name in
-            let mine = RoutePath.all.indices.filter {
-                RoutePath.all[$0].segments.count > 1 && RoutePath.all[$0].segments[0] == name
+    }
+
+    static func collection(named segment: String) -> Collection? {
+        var segment = segment
+        return segment.withUTF8 { collection(named: $0[...]) }
+    }
+
+    private static func lookUp(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, among entries: [Entry], _ range: Range<Int>)
+        -> Route?
+    {
+        names.withUnsafeBufferPointer { names in
+            entries.withUnsafeBufferPointer { entries in
+                for i in range where isName(entries[i], bytes, names) { return entries[i].route }
+                return nil
+            }
+        }
+    }
+
+    /// Whether `bytes` are the name of `entry` (compared with memcmp: the generic `elementsEqual`
+    /// cost ≈ 100 instructions per call).
+    @inline(__always)
+    private static func isName(
+        _ entry: Entry, _ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ names: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
+        entry.count == bytes.count
+            && (entry.count == 0
+                || memcmp(bytes.base.baseAddress! + bytes.startIndex, names.baseAddress! + entry.start, entry.count)
+                    == 0)
+    }
+
+    /// Every table, made in one pass over the paths.
+    private static let tables: (names: [UInt8], fixed: [Entry], collections: [Collection], actions: [Entry]) = {
+        var names: [UInt8] = []
+        func entry(_ name: String, _ route: Route) -> Entry {
+            let made = Entry(start: names.count, count: name.utf8.count, route: route)
+            names += Array(name.utf8)
+            return made
+        }
+        let paths = RoutePath.all
+        let fixed = paths.indices.compactMap { i in
+            paths[i].segments.count == 1 ? entry(paths[i].segments[0]!, Route(index: i)) : nil
+        }
+        var collectionNames: [String] = []
+        for p in paths where p.segments.count > 1 && !collectionNames.contains(p.segments[0]!) {
+            collectionNames.append(p.segments[0]!)
+        }
+        var actions: [Entry] = []
+        let collections = collectionNames.map { name in
+            let mine = paths.indices.filter { paths[$0].segments.count > 1 && paths[$0].segments[0] == name }
+            let first = actions.count
+            for i in mine where paths[i].segments.count == 3 {
+                actions.append(entry(paths[i].segments[2]!, Route(index: i)))
             }
             return Collection(
-                name: name,
-                item: mine.first { RoutePath.all[$0].segments.count == 2 }.map(Route.init(index:)),
-                actions: mine.compactMap { i in
-                    RoutePath.all[i].segments.count == 3 ? (RoutePath.all[i].segments[2]!, Route(index: i)) : nil
-                })
+                name: entry(name, .unmatched),
+                item: mine.first { paths[$0].segments.count == 2 }.map(Route.init(index:)),
+                actions: first..<actions.count)
         }
+        return (names, fixed, collections, actions)
     }()
 }

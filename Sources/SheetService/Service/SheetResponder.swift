@@ -103,11 +103,23 @@ package final class SheetResponder: HTTPResponder {
         _ response: inout HTTPResponse, _ head: borrowing HTTPRequestHead, route: Route, nanoseconds: Int64,
         _ slot: TraceSlot
     ) {
-        if !response.headers.contains("Cache-Control") {
-            response.headers.appendKeepingVetted(Self.cacheControlName, value: "no-store")
-        }
-        if slot.isAnswering {
-            slot.withIDBytes { response.headers.appendKeepingVetted(Self.requestIDName, value: $0) }
+        if response.headers.sharesStorage(with: Self.jsonHeaders) {
+            // Most answers: JSON, no field added (so no Cache-Control). Their fields go into the
+            // thread's buffer for them, filled again answer after answer, with `no-store` in the
+            // same copy (a copy of the shared fields for each answer was an allocation and a free;
+            // searching them for Cache-Control and appending it, ≈ 400 instructions more).
+            slot.replyFields.replaceFields(with: Self.jsonNoStoreHeaders)
+            if slot.isAnswering {
+                slot.withIDBytes { slot.replyFields.appendKeepingVetted(Self.requestIDName, value: $0) }
+            }
+            response.headers = slot.replyFields
+        } else {
+            if !response.headers.contains("Cache-Control") {
+                response.headers.appendKeepingVetted(Self.cacheControlName, value: "no-store")
+            }
+            if slot.isAnswering {
+                slot.withIDBytes { response.headers.appendKeepingVetted(Self.requestIDName, value: $0) }
+            }
         }
         if accessLog.isOn {
             let bytes: Int? =
