@@ -559,6 +559,9 @@ class Cluster:
         with LOCK:
             self.kills.append(k)
         inst.proc.wait()
+        # Gone (reaped): a request sent before this may still have met the dying process (its
+        # connections reset), and nginx does not send a POST on after a reset: 502.
+        k["dead"] = time.monotonic()
         keep_pid(f"sheetd-{n}", None)
         k["exit"] = inst.proc.returncode
         return k
@@ -697,7 +700,7 @@ class User:
         rec = self.rec
         rec.count("requests")
         kills = self.cluster.kills
-        inflight_at = next((i for i, k in enumerate(kills) if r.sent <= k["t"] <= r.recv), None)
+        inflight_at = next((i for i, k in enumerate(kills) if at_kill(r, k)), None)
         if inflight_at is not None:
             with LOCK:
                 self.inflight.append((inflight_at, what, r.status, r.ctype))
@@ -913,7 +916,7 @@ class User:
         if r.status == 404:
             self.rec.error("lost", f"GET {s.sid} at its end: 404 for a session created and not deleted")
         r = self.call(s, "DELETE", f"/sessions/{s.sid}", None, "DELETE session")
-        if r.status == 404 and any(r.sent <= k["t"] <= r.recv for k in self.cluster.kills):
+        if r.status == 404 and any(at_kill(r, k) for k in self.cluster.kills):
             self.rec.count("DELETE in flight at a kill answered 404 (written by the killed instance)")
         elif r.status == 404:
             self.rec.error("lost", f"DELETE {s.sid}: 404 for a session created and not deleted")
@@ -1046,6 +1049,14 @@ def busiest(nginx_out, ports, live):
             last[key] = ups[-1]
     counts = [sum(1 for up in last.values() if up.endswith(f":{p}")) for p in ports]
     return counts.index(max(counts))
+
+
+def at_kill(r, k) -> bool:
+    """Whether request `r` was in flight while kill `k` took effect: answered after the signal, and
+    sent before the process was gone (reaped; not yet, while it is dying). The signal's instant alone
+    missed a request sent in the millisecond the process took to die, whose connection the kill
+    reset (a POST nginx then answered 502, counted as unexplained)."""
+    return r.recv >= k["t"] and r.sent <= k.get("dead", math.inf)
 
 
 def owners_at_kills(nginx_out, kills):
