@@ -27,6 +27,47 @@ struct JSONWriterTests {
         #expect(w.text == row.2, "\(row.0)")
     }
 
+    /// Strings of every length up to 24 with one character needing an escape at every place, and
+    /// none: escaped as a byte-by-byte reference escapes them (a string is tested a word at a
+    /// time, then copied whole when nothing needs an escape).
+    @Test func writerEscapesAtEveryPlace() {
+        func reference(_ s: String) -> String {
+            var out = "\""
+            for u in s.unicodeScalars {
+                switch u {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\u{8}": out += "\\b"
+                case "\u{C}": out += "\\f"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                case _ where u.value < 0x20:
+                    let hex = String(u.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                default: out.unicodeScalars.append(u)
+                }
+            }
+            return out + "\""
+        }
+        for n in 0...24 {
+            let plain = String((0..<n).map { Character(UnicodeScalar(UInt8(0x61 + $0 % 26))) })
+            var cases = [plain, plain + "\u{E9}", "\u{7F}" + plain + "~ "]
+            for j in 0..<n {
+                for special in ["\"", "\\", "\n", "\u{1}", "\u{1F}", "\u{0}"] {
+                    var chars = Array(plain)
+                    chars[j] = Character(special)
+                    cases.append(String(chars))
+                }
+            }
+            for text in cases {
+                var w = JSONWriter(capacity: 16)
+                w.string(text)
+                #expect(w.text == reference(text), "\(Array(text.utf8))")
+            }
+        }
+    }
+
     @Test(
         arguments: [
             (30.0, "30"),  // integral without .0

@@ -146,8 +146,7 @@ package struct JSONWriter {
     /// other characters (non-ASCII included) are copied as UTF-8.
     package mutating func string(_ s: String) {
         let comma = separator()
-        var s = s
-        s.withUTF8 { utf8 in
+        Self.withUTF8(of: s) { utf8 in
             let p = reserve(Self.quotedRoom(utf8.count))
             length &+= Self.writeQuoted(utf8, comma: comma, colon: false, at: p)
         }
@@ -295,8 +294,7 @@ package struct JSONWriter {
     /// A string member.
     @inline(__always)
     package mutating func member(_ name: StaticString, _ s: String) {
-        var s = s
-        s.withUTF8 { utf8 in
+        Self.withUTF8(of: s) { utf8 in
             let p = memberName(name, valueRoom: Self.quotedRoom(utf8.count))
             length &+= Self.writeQuoted(utf8, comma: false, colon: false, at: p)
         }
@@ -668,6 +666,46 @@ package struct JSONWriter {
         return k + 3 + n
     }
 
+    /// Whether any of the `count` (at least 4) bytes at `src` needs an escape in a JSON string:
+    /// '"', '\\' or a control character. Tested a word at a time, the last word overlapping the
+    /// one before it (words of 4 bytes below 8), all within the bytes; per byte lane, a byte b
+    /// is flagged when b − c borrows for c = 0x20, or b ^ '"' or b ^ '\\' is zero (exact as a
+    /// whole: the test is nonzero exactly when some byte is flagged).
+    @inline(__always)
+    private static func needsEscaping(_ src: UnsafeRawPointer, count n: Int) -> Bool {
+        @inline(__always) func flagged64(_ w: UInt64) -> Bool {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let q = w ^ (ones &* 0x22)
+            let b = w ^ (ones &* 0x5C)
+            return ((q &- ones) & ~q | (b &- ones) & ~b | (w &- ones &* 0x20) & ~w) & (ones &* 0x80) != 0
+        }
+        @inline(__always) func flagged32(_ w: UInt32) -> Bool {
+            let ones: UInt32 = 0x0101_0101
+            let q = w ^ (ones &* 0x22)
+            let b = w ^ (ones &* 0x5C)
+            return ((q &- ones) & ~q | (b &- ones) & ~b | (w &- ones &* 0x20) & ~w) & (ones &* 0x80) != 0
+        }
+        guard n >= 8 else {
+            return flagged32(src.loadUnaligned(as: UInt32.self))
+                || flagged32(src.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self))
+        }
+        var i = 0
+        while i &+ 8 < n {
+            if flagged64(src.loadUnaligned(fromByteOffset: i, as: UInt64.self)) { return true }
+            i &+= 8
+        }
+        return flagged64(src.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self))
+    }
+
+    /// Calls `body` with the UTF-8 of `s` where it lies (no copy of the string: `var s = s` for
+    /// `withUTF8` retained and released it, ≈ 40 instructions a string).
+    @inline(__always)
+    private static func withUTF8(of s: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        if s.utf8.withContiguousStorageIfAvailable(body) != nil { return }
+        var s = s  // a bridged or otherwise non-contiguous string: made native first
+        s.withUTF8(body)
+    }
+
     /// Room `writeQuoted` may need for `count` bytes: every byte escaped as \u00XX, a comma,
     /// the quotes and a colon.
     @inline(__always)
@@ -688,6 +726,13 @@ package struct JSONWriter {
         k += 1
         var i = 0
         let src = UnsafeRawPointer(utf8.baseAddress ?? UnsafePointer(p))  // n == 0: never read
+        if n >= 4, !needsEscaping(src, count: n) {
+            // Most strings (names, detents, reasons): one test of all their bytes and one copy (a
+            // byte at a time, a short name's tail cost ≈ 20 instructions a byte).
+            UnsafeMutableRawPointer(p + k).copyMemory(from: src, byteCount: n)
+            i = n
+            k &+= n
+        }
         while i < n {
             // Copy 8 bytes at a time while none needs escaping (SWAR test for
             // '"', '\\' and < 0x20; the lowest flagged byte is exact).
