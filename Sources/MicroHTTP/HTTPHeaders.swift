@@ -49,14 +49,27 @@ public struct HTTPHeaders: @unchecked Sendable, Sequence, ExpressibleByDictionar
         for (name, value) in elements { append(name: name, value: value) }
     }
 
-    /// Room for `bytes` bytes of names and values and `fields` fields, in one allocation.
-    init(reservingBytes bytes: Int, fields: Int) {
-        storage = FieldBytes.make(capacity: bytes + fields * (Self.prefixBytes + 2))
-        count = 0
-    }
-
     /// Whether there are no fields.
     public var isEmpty: Bool { count == 0 }
+
+    /// The bytes of the buffer the fields are kept in.
+    var bytesAllocated: Int { storage.allocated }
+
+    /// Removes every field, keeping the buffer when nothing else holds it and it has room for
+    /// `bytes` bytes of names and values in `fields` fields (else a new one with that room): for
+    /// a buffer filled again request after request.
+    mutating func removeAll(keepingRoomFor bytes: Int, fields: Int) {
+        let size = bytes + fields * (Self.prefixBytes + 2)
+        if isKnownUniquelyReferenced(&storage), storage.allocated >= size {
+            storage.withUnsafeMutablePointerToHeader { header in
+                header.pointee.used = 0
+                header.pointee.vetted = false
+            }
+        } else {
+            storage = FieldBytes.make(capacity: size)
+        }
+        count = 0
+    }
 
     /// The value of the first field with this name (case-insensitive), or nil.
     public subscript(name: String) -> String? {
