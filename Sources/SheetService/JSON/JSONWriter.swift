@@ -45,6 +45,20 @@ package struct JSONWriter {
         buffer = JSONBuffer(capacity: self.capacity)
     }
 
+    /// A writer into `buffer` when nothing else holds it any more and it has room for `capacity`
+    /// bytes (a reply buffer kept from the last reply, which has been sent: no allocation), else
+    /// into a new buffer.
+    package init(reusing buffer: consuming JSONBuffer?, capacity: Int) {
+        // Moved out of the optional: a copy bound from it would share it with the optional.
+        if var kept = buffer.take(), kept.isUniquelyReferenced(), case let room = kept.capacity, room >= capacity {
+            self.capacity = room
+            self.buffer = kept
+        } else {
+            self.capacity = max(capacity, 16)
+            self.buffer = JSONBuffer(capacity: self.capacity)
+        }
+    }
+
     /// The JSON text written so far (a fresh array each time you ask).
     package var bytes: [UInt8] { Array(UnsafeBufferPointer(start: buffer.start, count: length)) }
 
