@@ -344,6 +344,7 @@ public struct HTTPHeaders: @unchecked Sendable, Sequence, ExpressibleByDictionar
     /// matches CR. A name of 4 to 16 bytes takes two loads from each side, the second overlapping
     /// the first where the length is not a multiple of the word (a byte loop for the tail cost
     /// ≈ 5 instructions a byte: Content-Length's 6 of 14, in every request).
+    @inline(__always)
     static func name(_ name: UnsafeRawBufferPointer, is lowercase: StaticString) -> Bool {
         let n = lowercase.utf8CodeUnitCount
         guard name.count == n else { return false }

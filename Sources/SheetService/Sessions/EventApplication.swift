@@ -116,9 +116,15 @@ extension SheetResponder {
         _ box: SessionBox, _ event: SheetEvent, clientTime: Double?, receivedAt: ContinuousClock.Instant,
         cascade: Bool = false
     ) throws(Problem) -> (SheetOutcome, SessionProfile) {
-        try onCurrentVersion(box) { b throws(Problem) in
-            try apply(b, event, clientTime: clientTime, receivedAt: receivedAt, cascade: cascade)
-        }.result
+        // `onCurrentVersion`, written out: its (box, result) pair was one more copy of the outcome.
+        do {
+            return try apply(box, event, clientTime: clientTime, receivedAt: receivedAt, cascade: cascade)
+        } catch {
+            guard error.status == 409, store != nil else { throw error }
+            let newer = try current(box)
+            guard newer !== box else { throw error }
+            return try apply(newer, event, clientTime: clientTime, receivedAt: receivedAt, cascade: cascade)
+        }
     }
 
     /// Runs `body` on `box`, and with a store, once more on the stored version when the copy
