@@ -466,22 +466,39 @@ package struct JSONWriter {
         let tenToS = UInt128(powersOfTen[s &- 2]) &* 100
         let a = (f &<< 1) &* tenToS
         let q = UInt64(truncatingIfNeeded: a &>> shift)  // ⌊|x|·10^s⌋
-        let fraction = a & ((1 &<< shift) &- 1)  // what ⌊⌋ dropped, times 2^(1−e)
-        let half = UInt128(1) &<< (shift &- 1)
-        // Rounded to all of q's digits: reads back.
-        var best = q &+ (fraction > half || (fraction == half && q & 1 == 1) ? 1 : 0)
+        let unit = UInt128(1) &<< shift
+        let fraction = a & (unit &- 1)  // |x|·10^s − q, times 2^(1−e)
+        // Half the gap in units of q: a whole part and a fraction (times 2^(1−e)), so that the
+        // tests below compare words, not shifted 128-bit products.
+        let gapUnits = UInt64(truncatingIfNeeded: tenToS &>> shift)
+        let gapFraction = tenToS & (unit &- 1)
+        // Whether the integer c reads back: |c − |x|·10^s| < half the gap.
+        @inline(__always) func readsBack(_ c: UInt64) -> Bool {
+            if c <= q {
+                // |x|·10^s − c = (q − c) + fraction
+                let d = q &- c
+                return d < gapUnits || (d == gapUnits && fraction < gapFraction)
+            }
+            // c − |x|·10^s = (c − q) − fraction
+            let d = c &- q
+            if d <= gapUnits { return d < gapUnits || gapFraction != 0 || fraction != 0 }
+            return d == gapUnits &+ 1 && fraction &+ gapFraction > unit
+        }
+        // Rounded to all of q's digits (ties to even): reads back.
+        let halfUnit = unit &>> 1
+        var best = q &+ (fraction > halfUnit || (fraction == halfUnit && q & 1 == 1) ? 1 : 0)
         var dropped = 0
         var power: UInt64 = 1
         while dropped < 18 {
             power &*= 10
-            // q and what ⌊⌋ dropped, rounded to a multiple of `power` (ties to even).
+            // |x|·10^s rounded to a multiple of `power` (ties to even): q's last digits and the
+            // fraction against half of `power`.
             let d = q / power
-            let rest = (UInt128(q &- d &* power) &<< shift) &+ fraction
-            let halfPower = UInt128(power) &<< (shift &- 1)
-            let rounded = d &+ (rest > halfPower || (rest == halfPower && d & 1 == 1) ? 1 : 0)
-            let candidate = UInt128(rounded &* power) &<< shift
-            let distance = candidate > a ? candidate &- a : a &- candidate
-            guard distance < tenToS else { break }
+            let r = q &- d &* power
+            let half = power &>> 1
+            let up = r > half || (r == half && (fraction != 0 || d & 1 == 1))
+            let rounded = d &+ (up ? 1 : 0)
+            guard readsBack(rounded &* power) else { break }
             best = rounded
             dropped &+= 1
         }
@@ -494,35 +511,56 @@ package struct JSONWriter {
             decimals &-= 1
         }
         guard decimals >= 1 else { return 0 }
-        var count = 1
-        var t = best
-        while t >= 10_000 {
-            t /= 10_000
-            count &+= 4
+        // best's 24 digits, zero-padded (best < 10^18), 8 at a time; the text takes its last ones.
+        var digits = (
+            eightDigits(best / 10_000_000_000_000_000), eightDigits(best / 100_000_000 % 100_000_000),
+            eightDigits(best % 100_000_000)
+        )
+        return withUnsafeBytes(of: &digits) { digits in
+            let text = digits.baseAddress!
+            // The first digit that is not a leading zero (best > 0: one of them).
+            let zeros = 0x3030_3030_3030_3030 as UInt64
+            var first = 0
+            while first < 16, text.load(fromByteOffset: first, as: UInt64.self) == zeros { first &+= 8 }
+            first &+=
+                (UInt64(littleEndian: text.load(fromByteOffset: first, as: UInt64.self)) ^ zeros).trailingZeroBitCount
+                &>> 3
+            let count = 24 &- first
+            var k = 0
+            if x < 0 {
+                p[0] = 0x2D
+                k = 1
+            }
+            let whole: Int
+            if count > decimals {
+                // "123.456": the whole part (1 to 7 digits, as |x| < 2^20), the point, the rest.
+                whole = count &- decimals
+                UnsafeMutableRawPointer(p + k).copyMemory(from: text + first, byteCount: whole)
+            } else {
+                // "0.000123": zeros after the point up to the digits (the padding's).
+                whole = 1
+                p[k] = 0x30
+            }
+            p[k &+ whole] = 0x2E
+            UnsafeMutableRawPointer(p + (k &+ whole &+ 1)).copyMemory(
+                from: text + (24 &- decimals), byteCount: decimals)
+            return k &+ whole &+ 1 &+ decimals
         }
-        while t >= 10 {
-            t /= 10
-            count &+= 1
-        }
-        var k = 0
-        if x < 0 {
-            p[0] = 0x2D
-            k = 1
-        }
-        guard count > decimals else {
-            // "0.000123": zeros after the point up to the digits.
-            p[k] = 0x30
-            p[k &+ 1] = 0x2E
-            writeDigits(best, count: decimals, at: p + (k &+ 2))
-            return k &+ 2 &+ decimals
-        }
-        // "123.456": the digits one place to the right, then the whole part (1 to 7 digits, as
-        // |x| < 2^20) moved back left of the point.
-        let whole = count &- decimals
-        writeDigits(best, count: count, at: p + (k &+ 1))
-        for i in 0..<whole { p[k &+ i] = p[k &+ i &+ 1] }
-        p[k &+ whole] = 0x2E
-        return k &+ count &+ 1
+    }
+
+    /// The 8 decimal digits of `n` < 10^8 as ASCII, the first in the lowest byte (stored, they
+    /// read in order): split in lanes of one word, 4 + 4 digits, then 2 + 2 in each half, then
+    /// 1 + 1 in each quarter, by multiplications that divide every lane at once (x·10486 >> 20 is
+    /// x / 100 for x < 10^4, x·103 >> 10 is x / 10 for x < 100; no lane spills into the next).
+    @inline(__always)
+    private static func eightDigits(_ n: UInt64) -> UInt64 {
+        let high = n / 10_000
+        var x = high | ((n &- high &* 10_000) << 32)
+        let hundreds = ((x &* 10_486) >> 20) & 0x0000_007F_0000_007F
+        x = hundreds | ((x &- hundreds &* 100) << 16)
+        let tens = ((x &* 103) >> 10) & 0x000F_000F_000F_000F
+        x = tens | ((x &- tens &* 10) << 8)
+        return UInt64(littleEndian: x | 0x3030_3030_3030_3030)
     }
 
     /// 10^0 … 10^19.
