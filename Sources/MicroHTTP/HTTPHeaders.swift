@@ -236,6 +236,15 @@ public struct HTTPHeaders: @unchecked Sendable, Sequence, ExpressibleByDictionar
         }
     }
 
+    /// `appendKeepingVetted(_:value:)` for a value its maker knows to be fit (made of printable
+    /// ASCII: a request id it generated or checked), so that nothing is checked again.
+    package mutating func appendKeepingVetted(_ name: TokenName, fitValue value: UnsafeRawBufferPointer) {
+        assert(Self.isFieldValue(value), "appendKeepingVetted(_:fitValue:): the value has a control character")
+        let wasVetted = isVetted
+        name.bytes.withUnsafeBytes { append(name: $0, value: value) }
+        if wasVetted { storage.withUnsafeMutablePointerToHeader { $0.pointee.vetted = true } }
+    }
+
     /// Whether these fields are `other`'s own buffer, shared (a copy of it not appended to
     /// since): one comparison, for a responder that recognises its constant reply headers.
     package func sharesStorage(with other: HTTPHeaders) -> Bool { storage === other.storage }
