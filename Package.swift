@@ -101,6 +101,7 @@ let package = Package(
                 "SheetdTesting",
                 "PhysicsCheckValues",
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
     ],

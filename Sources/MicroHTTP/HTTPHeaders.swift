@@ -49,14 +49,27 @@ public struct HTTPHeaders: @unchecked Sendable, Sequence, ExpressibleByDictionar
         for (name, value) in elements { append(name: name, value: value) }
     }
 
-    /// Room for `bytes` bytes of names and values and `fields` fields, in one allocation.
-    init(reservingBytes bytes: Int, fields: Int) {
-        storage = FieldBytes.make(capacity: bytes + fields * (Self.prefixBytes + 2))
-        count = 0
-    }
-
     /// Whether there are no fields.
     public var isEmpty: Bool { count == 0 }
+
+    /// The bytes of the buffer the fields are kept in.
+    var bytesAllocated: Int { storage.allocated }
+
+    /// Removes every field, keeping the buffer when nothing else holds it and it has room for
+    /// `bytes` bytes of names and values in `fields` fields (else a new one with that room): for
+    /// a buffer filled again request after request.
+    mutating func removeAll(keepingRoomFor bytes: Int, fields: Int) {
+        let size = bytes + fields * (Self.prefixBytes + 2)
+        if isKnownUniquelyReferenced(&storage), storage.allocated >= size {
+            storage.withUnsafeMutablePointerToHeader { header in
+                header.pointee.used = 0
+                header.pointee.vetted = false
+            }
+        } else {
+            storage = FieldBytes.make(capacity: size)
+        }
+        count = 0
+    }
 
     /// The value of the first field with this name (case-insensitive), or nil.
     public subscript(name: String) -> String? {
@@ -223,6 +236,15 @@ public struct HTTPHeaders: @unchecked Sendable, Sequence, ExpressibleByDictionar
         }
     }
 
+    /// `appendKeepingVetted(_:value:)` for a value its maker knows to be fit (made of printable
+    /// ASCII: a request id it generated or checked), so that nothing is checked again.
+    package mutating func appendKeepingVetted(_ name: TokenName, fitValue value: UnsafeRawBufferPointer) {
+        assert(Self.isFieldValue(value), "appendKeepingVetted(_:fitValue:): the value has a control character")
+        let wasVetted = isVetted
+        name.bytes.withUnsafeBytes { append(name: $0, value: value) }
+        if wasVetted { storage.withUnsafeMutablePointerToHeader { $0.pointee.vetted = true } }
+    }
+
     /// Whether these fields are `other`'s own buffer, shared (a copy of it not appended to
     /// since): one comparison, for a responder that recognises its constant reply headers.
     package func sharesStorage(with other: HTTPHeaders) -> Bool { storage === other.storage }
@@ -331,6 +353,7 @@ public struct HTTPHeaders: @unchecked Sendable, Sequence, ExpressibleByDictionar
     /// matches CR. A name of 4 to 16 bytes takes two loads from each side, the second overlapping
     /// the first where the length is not a multiple of the word (a byte loop for the tail cost
     /// ≈ 5 instructions a byte: Content-Length's 6 of 14, in every request).
+    @inline(__always)
     static func name(_ name: UnsafeRawBufferPointer, is lowercase: StaticString) -> Bool {
         let n = lowercase.utf8CodeUnitCount
         guard name.count == n else { return false }

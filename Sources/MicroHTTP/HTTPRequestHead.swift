@@ -50,11 +50,12 @@ public struct HTTPRequestHead: Sendable {
         _ = HeadReader.read(fieldsOf: &self)
     }
 
-    /// A head with no fields yet, room reserved for a typical head's; the server fills them in.
-    init(method: String, target: String, version: String, reservingHeaderBytes bytes: Int, fields: Int) {
+    /// A head with no fields yet, in `fields` (empty, with room for a typical head's); the server
+    /// fills them in.
+    init(method: String, target: String, version: String, emptyFields fields: consuming HTTPHeaders) {
         self.method = method
         self.target = target
-        self.headers = HTTPHeaders(reservingBytes: bytes, fields: fields)
+        self.headers = fields
         self.version = version
         self.queryStart = Self.queryStart(of: target)
     }

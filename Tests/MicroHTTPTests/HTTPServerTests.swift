@@ -133,6 +133,46 @@ struct HTTPServerTests {
         }
     }
 
+    /// A request's state, its fields' buffer and its body's buffer are used again by the next
+    /// requests: nothing of one request shows in another, small or large, and a request kept
+    /// past its answer keeps its own head and body.
+    @Test func nothingCarriesOverFromOneRequestToTheNext() throws {
+        let responder = TestResponder()
+        try withServer(responder: responder) { server in
+            let client = try HTTPConnection(port: server.port)
+            let sizes = [0, 10, 5000, 3, 100, 16 * 1024, 1, 0, 700]
+            for (index, size) in sizes.enumerated() {
+                let body = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }
+                // Heads of different sizes: past the 448 bytes a head gets, and past the 4 KiB kept.
+                let probes = (0..<(index % 3 == 2 ? 60 : index)).map {
+                    ("X-Probe", "\(index)-\($0)-" + String(repeating: "p", count: 80))
+                }
+                let target = index % 2 == 0 ? "/keep" : "/echo"
+                let response = try client.request("POST", target, headers: probes, body: body)
+                #expect(response.status == 200)
+                #expect(response.body == body, "request \(index)")
+                if target == "/echo" {
+                    #expect(response.headers["X-Body-Count"] == String(size))
+                }
+                let header = try client.request("GET", "/header", headers: probes)
+                #expect(header.text == "\(probes.first?.1 ?? "nil")|\(probes.map(\.1).joined(separator: ","))")
+            }
+            // The requests kept past their answers still hold what they were sent.
+            let kept = responder.kept.withLock { $0 }
+            #expect(kept.count == (sizes.count + 1) / 2)
+            for (n, request) in kept.enumerated() {
+                let index = 2 * n
+                let size = sizes[index]
+                #expect(request.body == (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) })
+                let expected = index % 3 == 2 ? 60 : index
+                #expect(request.headers.values(for: "X-Probe").count == expected, "request \(index)")
+                #expect(
+                    request.headers["X-Probe"]
+                        == (expected > 0 ? "\(index)-0-" + String(repeating: "p", count: 80) : nil))
+            }
+        }
+    }
+
     @Test func closesConnectionWhenAsked() throws {
         try withServer { server in
             let client = try HTTPConnection(port: server.port)

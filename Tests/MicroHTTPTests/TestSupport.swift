@@ -18,6 +18,8 @@ final class TestResponder: HTTPResponder {
     /// The refusals the server handed over, in order.
     let refusals = Mutex<[HTTPRefusal]>([])
     let screenCalls = Mutex(0)
+    /// The requests `/keep` was asked with, kept past their answers.
+    let kept = Mutex<[HTTPRequest]>([])
 
     func screen(_ head: HTTPRequestHead) -> HTTPResponse? {
         screenCalls.withLock { $0 += 1 }
@@ -63,6 +65,9 @@ final class TestResponder: HTTPResponder {
             var headers = (["Content-Type": "text/plain"] as HTTPHeaders).vetted()!
             headers.append(name: "X-Echo", value: "a\u{0}Injected")
             return HTTPResponse(status: 200, headers: headers, body: [])
+        case "/keep":
+            kept.withLock { $0.append(request) }
+            return HTTPResponse(status: 200, body: request.body)
         case "/vetted":
             return HTTPResponse(status: 200, headers: Self.vettedHeaders, body: Array("ok".utf8))
         case "/interim":

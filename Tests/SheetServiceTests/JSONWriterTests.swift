@@ -27,6 +27,47 @@ struct JSONWriterTests {
         #expect(w.text == row.2, "\(row.0)")
     }
 
+    /// Strings of every length up to 24 with one character needing an escape at every place, and
+    /// none: escaped as a byte-by-byte reference escapes them (a string is tested a word at a
+    /// time, then copied whole when nothing needs an escape).
+    @Test func writerEscapesAtEveryPlace() {
+        func reference(_ s: String) -> String {
+            var out = "\""
+            for u in s.unicodeScalars {
+                switch u {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\u{8}": out += "\\b"
+                case "\u{C}": out += "\\f"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                case _ where u.value < 0x20:
+                    let hex = String(u.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                default: out.unicodeScalars.append(u)
+                }
+            }
+            return out + "\""
+        }
+        for n in 0...24 {
+            let plain = String((0..<n).map { Character(UnicodeScalar(UInt8(0x61 + $0 % 26))) })
+            var cases = [plain, plain + "\u{E9}", "\u{7F}" + plain + "~ "]
+            for j in 0..<n {
+                for special in ["\"", "\\", "\n", "\u{1}", "\u{1F}", "\u{0}"] {
+                    var chars = Array(plain)
+                    chars[j] = Character(special)
+                    cases.append(String(chars))
+                }
+            }
+            for text in cases {
+                var w = JSONWriter(capacity: 16)
+                w.string(text)
+                #expect(w.text == reference(text), "\(Array(text.utf8))")
+            }
+        }
+    }
+
     @Test(
         arguments: [
             (30.0, "30"),  // integral without .0
@@ -369,6 +410,46 @@ struct JSONWriterTests {
         #expect(fourth.text == "[12,34]")
         #expect(third.text == "[12,56")
     }
+
+    /// Numbers of 1e-4 to 2^20 at full precision (a progress, an alpha, a dragged constant) print
+    /// exactly as the standard library prints them: random significands at every binary exponent
+    /// of the range, their neighbours, powers of two, and decimals of every length.
+    @Test func longDecimalsPrintAsTheStandardLibraryDoes() {
+        func reference(_ x: Double) -> String {
+            var text = x.description
+            if text.hasSuffix(".0") { text.removeLast(2) }
+            return text
+        }
+        var values: [Double] = [0.1 + 0.2, 1e-4.nextUp, 1_048_576.nextDown, 0.5195567144719687, 2.9999999999999996]
+        for exponent in -15...20 {
+            let power = Double(sign: .plus, exponent: exponent, significand: 1)
+            values += [power, power.nextUp, power.nextDown, power.nextUp.nextUp, power.nextDown.nextDown]
+        }
+        var rng = SplitMix64(seed: 11)
+        for _ in 0..<1_000_000 {
+            let r = rng.next()
+            let exponent = Int(r % 35) - 15
+            let x =
+                Double(sign: r & (1 << 40) == 0 ? .plus : .minus, exponent: exponent, significand: 1)
+                * (1 + Double(rng.next() >> 12) / Double(1 << 52))
+            values.append(x)
+            // Decimals of 10 to 17 significant digits, as a client's numbers come.
+            let digits = 10 + Int(r >> 50) % 8
+            let decimal = Double(rng.next() % 100_000_000_000_000_000) / pow10(digits)
+            values.append(decimal)
+        }
+        var failures: [String] = []
+        for x in values where x.isFinite {
+            var w = JSONWriter()
+            w.number(x)
+            if w.text != reference(x), failures.count < 10 {
+                failures.append("\(x.bitPattern): \(w.text) ≠ \(reference(x))")
+            }
+        }
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
+    private func pow10(_ n: Int) -> Double { (0..<n).reduce(1.0) { r, _ in r * 10 } }
 
     /// A reply's fixed pieces are exactly what its members write one by one, and a piece takes
     /// a comma as a member does.

@@ -150,7 +150,8 @@ private func requestStarted(
         return Unmanaged.passRetained(RequestState(target: target, targetLength: rawLength, deadline: nil)).toOpaque()
     }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
-    let request = RequestState(target: target, targetLength: rawLength, deadline: core.requestDeadlineNanoseconds)
+    let request = RequestStatePool.mine.take(
+        target: target, targetLength: rawLength, deadline: core.requestDeadlineNanoseconds)
     core.inFlight.add(1, ordering: .relaxed)
     if let connection { core.headWatch?.enter(request, socket: cmhd_connection_fd(connection)) }
     return Unmanaged.passRetained(request).toOpaque()
@@ -173,19 +174,18 @@ private func requestCompleted(
     _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
     _ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ termination: MHD_RequestTerminationCode
 ) {
-    guard let context, let state = context.pointee else { return }
-    let request = Unmanaged<RequestState>.fromOpaque(state)
+    guard let context, let pointer = context.pointee else { return }
+    context.pointee = nil
+    let state = Unmanaged<RequestState>.fromOpaque(pointer).takeRetainedValue()
     if let cls {
         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
         core.inFlight.subtract(1, ordering: .relaxed)
         // Before libmicrohttpd closes the socket (it does so after this callback), and before the
-        // state is released (the watch holds it unretained). An answered request left the watch
+        // state is given back (the watch holds it unretained). An answered request left the watch
         // when it was answered; only one aborted while arriving is still in it.
-        let state = request.takeUnretainedValue()
         if case .answered = state.phase {} else { core.headWatch?.leave(state) }
     }
-    request.release()
-    context.pointee = nil
+    RequestStatePool.mine.give(state)
 }
 
 /// Unescape callback that leaves the string as it is, so the URL libmicrohttpd reports stays raw
@@ -242,9 +242,13 @@ private func handleAccess(
             return refuse(refusal, HTTPRequestHead(method: "", target: request.target), request, connection, core)
         }
         // One pass over the fields: gathered, and the framing rules applied on the way.
+        // A typical head's fields fit in 448 bytes: the buffer the state kept, or one allocation.
         var (head, refusal) = HeadReader.read(
             connection, method: method.map(knownString) ?? "", target: request.target,
-            version: version.map(knownString) ?? "", maxBodyBytes: core.maxBodyBytes, chunkedBodies: core.chunkedBodies)
+            version: version.map(knownString) ?? "", fields: request.takeFieldBuffer(reservingBytes: 448, fields: 8),
+            maxBodyBytes: core.maxBodyBytes, chunkedBodies: core.chunkedBodies)
+        // Kept for the next request on this state (shared with the head until this one is over).
+        request.fieldBuffer = head.headers
         head.client = cmhd_connection_client_address(connection).flatMap(ClientAddress.init)
         if let refusal { return refuse(refusal, head, request, connection, core) }
         if let refusal = core.responder.screen(head) {
@@ -267,15 +271,9 @@ private func handleAccess(
                 return MHD_Result.YES
             }
             guard let uploadData else { return MHD_Result.NO }
-            let bytes = UnsafeRawBufferPointer(start: uploadData, count: count)
-            if request.body.isEmpty && count >= request.declaredBodyBytes {
-                // The whole body in one call, as a small one comes: one allocation of its size
-                // and one copy (reserving, then appending, cost ≈ 150 instructions more).
-                request.body = Array(bytes)
-            } else {
-                if request.body.isEmpty { request.body.reserveCapacity(request.declaredBodyBytes) }
-                request.body.append(contentsOf: bytes)
-            }
+            // Into the buffer the state kept from its last request, when it has the room.
+            if request.body.isEmpty { request.body.reserveCapacity(max(request.declaredBodyBytes, count)) }
+            request.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: count))
             return MHD_Result.YES
         }
         // Moved out, not copied: the state keeps neither (a copy costs a retain per field).
@@ -288,8 +286,9 @@ private func handleAccess(
             core.responder.deadlinePassed(head)
             return MHD_Result.NO
         }
+        // Shared with the request, and kept: once the request is over, the buffer is the state's
+        // alone again, for the next body.
         let body = request.body
-        request.body = []
         let response = core.responder.respond(
             to: HTTPRequest(
                 head: consume head, body: body, receivedAt: request.receivedAt,

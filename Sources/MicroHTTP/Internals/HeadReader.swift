@@ -31,16 +31,16 @@ struct HeadReader {
     }
 
     /// Reads the header fields of the request on `connection` into a head with the request line's
-    /// parts, and decides whether the framing rules refuse it (nil: go on).
+    /// parts and `fields` (empty: `RequestState.takeFieldBuffer`), and decides whether the framing
+    /// rules refuse it (nil: go on).
     static func read(
-        _ connection: OpaquePointer, method: String, target: String, version: String, maxBodyBytes: Int,
-        chunkedBodies: Bool
+        _ connection: OpaquePointer, method: String, target: String, version: String, fields: consuming HTTPHeaders,
+        maxBodyBytes: Int, chunkedBodies: Bool
     ) -> (HTTPRequestHead, HTTPRefusal?) {
         // The fields go straight into the head, which is then returned, not copied (a reader that
         // held the head, or a pointer to `self` in an initializer, copied it out: ≈ 800
-        // instructions a request). A typical head's fields fit in 448 bytes: one allocation.
-        var head = HTTPRequestHead(
-            method: method, target: target, version: version, reservingHeaderBytes: 448, fields: 8)
+        // instructions a request).
+        var head = HTTPRequestHead(method: method, target: target, version: version, emptyFields: fields)
         var reader = HeadReader()
         withUnsafeMutablePointer(to: &head) { head in
             withUnsafeMutablePointer(to: &reader) { reader in

@@ -1,5 +1,11 @@
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// What libmicrohttpd's callbacks need of a server, passed to them through `void *` (retained by
 /// `RunningDaemon` for exactly as long as the daemon runs).
 final class ServerCore: Sendable {
@@ -116,9 +122,11 @@ struct StreamRegistry {
     var open: [ObjectIdentifier: HTTPStream] = [:]
 }
 
-/// Per-request state, created by the URI log callback and released in the completed callback.
-/// Touched by the one libmicrohttpd thread that serves the request's connection, except the
-/// `watch…` fields, which only `HeadWatch` touches, under its lock (hence `@unchecked`).
+/// Per-request state, taken from the thread's `RequestStatePool` by the URI log callback and given
+/// back in the completed callback. Touched by the one libmicrohttpd thread that serves the
+/// request's connection, except the `watch…` fields, which only `HeadWatch` touches, under its
+/// lock, and `target` and `deadline`, which it reads there while the request is watched (they are
+/// set before the request enters the watch; hence `@unchecked`).
 final class RequestState: @unchecked Sendable {
     /// Where the request is in libmicrohttpd's multi-call protocol.
     enum Phase {
@@ -134,34 +142,44 @@ final class RequestState: @unchecked Sendable {
         case answered
     }
 
-    /// The raw request target, captured before libmicrohttpd splits or unescapes it.
-    let target: String
-    /// The bytes of the target as libmicrohttpd's C string had them (−1: unknown).
-    let targetLength: Int
     // Touched only by the one thread serving the connection, in turn (see above), so the dynamic
     // exclusivity checks of class properties are left out (a begin and an end access per use,
     // ≈ 400 instructions a request).
+
+    /// The raw request target, captured before libmicrohttpd splits or unescapes it.
+    @exclusivity(unchecked) private(set) var target: String
+    /// The bytes of the target as libmicrohttpd's C string had them (−1: unknown).
+    @exclusivity(unchecked) private(set) var targetLength: Int
     @exclusivity(unchecked) var phase = Phase.awaitingHead
     @exclusivity(unchecked) var head: HTTPRequestHead?
+    /// The body as it arrives; its buffer is kept for the next request (a request's body shares it
+    /// until that request is over).
     @exclusivity(unchecked) var body: [UInt8] = []
     /// The body's length as its Content-Length declared it (0: none).
     @exclusivity(unchecked) var declaredBodyBytes = 0
-    /// When the request line was parsed (this object is made right then).
-    let receivedAt: ContinuousClock.Instant
+    /// The head's fields of the last request, kept to be emptied and filled again by the next
+    /// (`takeFieldBuffer`; the head shares it until its request is over).
+    @exclusivity(unchecked) var fieldBuffer = HTTPHeaders()
+    /// When the request line was parsed (`start` runs right then).
+    @exclusivity(unchecked) private(set) var receivedAt: ContinuousClock.Instant
     /// The same instant in `BootClock` nanoseconds.
-    let receivedNanoseconds: Int64
+    @exclusivity(unchecked) private(set) var receivedNanoseconds: Int64
     /// When the request must have arrived whole, in `BootClock` nanoseconds (nil: no deadline);
     /// computed once, so that the checks compare two integers.
-    let deadline: Int64?
+    @exclusivity(unchecked) private(set) var deadline: Int64?
 
     /// The connection's socket, while the request is watched for its deadline.
     var watchSocket: Int32 = -1
     /// Whether the request is in the watch's list.
     var isWatched = false
     /// The neighbours in the watch's list (unretained: the completed callback leaves the list
-    /// before it releases the state).
+    /// before it gives the state back).
     var watchPrevious: Unmanaged<RequestState>?
     var watchNext: Unmanaged<RequestState>?
+
+    /// The largest field or body buffer kept for the next request, in bytes (a larger one, from
+    /// a rare large request, is freed with it).
+    static let keptBufferBytes = 4096
 
     /// `deadline`: how long the request may take, in nanoseconds (nil: no limit).
     init(target: String, targetLength: Int, deadline: Int64?) {
@@ -172,4 +190,88 @@ final class RequestState: @unchecked Sendable {
         self.receivedNanoseconds = now
         self.deadline = deadline.map { now &+ $0 }
     }
+
+    /// A new request in this state, whose previous request is over (as `init`), keeping the
+    /// buffers of its fields and body.
+    func restart(target: String, targetLength: Int, deadline: Int64?) {
+        self.target = target
+        self.targetLength = targetLength
+        receivedAt = .now
+        let now = BootClock.nanoseconds()
+        receivedNanoseconds = now
+        self.deadline = deadline.map { now &+ $0 }
+        phase = .awaitingHead
+        declaredBodyBytes = 0
+    }
+
+    /// The request is over: what it holds is let go of, but for the buffers small enough to keep
+    /// (emptied for the next request).
+    func finish() {
+        // An answered request's head was taken (or never kept); one that ended otherwise (the
+        // client left mid-body) may still hold it. (Setting it to nil anyway copies and destroys
+        // the large optional: ≈ 140 instructions.)
+        if case .answered = phase {} else { head = nil }
+        if body.capacity > Self.keptBufferBytes { body = [] } else { body.removeAll(keepingCapacity: true) }
+        if fieldBuffer.bytesAllocated > Self.keptBufferBytes { fieldBuffer = HTTPHeaders() }
+    }
+
+    /// The fields' buffer to fill with this request's head: the last request's, emptied, when
+    /// nothing holds it any more (its head is gone); else a new one with room for a typical head.
+    func takeFieldBuffer(reservingBytes bytes: Int, fields: Int) -> HTTPHeaders {
+        var buffer = fieldBuffer
+        fieldBuffer = HTTPHeaders()
+        buffer.removeAll(keepingRoomFor: bytes, fields: fields)
+        return buffer
+    }
+}
+
+/// Request states no request is using, kept for the next requests of the thread that finished
+/// them: a request's state, its fields' buffer and its body's buffer are made once and filled
+/// again, request after request (making and freeing the three, with the state's own deinit, was
+/// ≈ 800 instructions a request). libmicrohttpd calls a request's callbacks on its connection's
+/// thread, one at a time; a pool is that thread's alone (a thread-local), so it takes no lock.
+final class RequestStatePool {
+    /// States ready for a request (the last given back on top). Only the pool's thread touches
+    /// it, so its dynamic exclusivity checks are left out.
+    @exclusivity(unchecked) private var spare: [RequestState] = []
+
+    /// The most states kept (one per connection a thread serves at once is all it can use).
+    static let limit = 64
+
+    /// A state for a new request, from the pool when it has one.
+    func take(target: String, targetLength: Int, deadline: Int64?) -> RequestState {
+        guard let state = spare.popLast() else {
+            return RequestState(target: target, targetLength: targetLength, deadline: deadline)
+        }
+        state.restart(target: target, targetLength: targetLength, deadline: deadline)
+        return state
+    }
+
+    /// Takes back the state of a request that is over (the completed callback's; out of the
+    /// deadline watch). Kept when nothing else holds it and the pool has room.
+    func give(_ state: consuming RequestState) {
+        var state = state
+        guard spare.count < Self.limit, isKnownUniquelyReferenced(&state) else { return }
+        state.finish()
+        spare.append(state)
+    }
+
+    /// The calling thread's pool.
+    static var mine: RequestStatePool {
+        if let pointer = pthread_getspecific(key) {
+            return Unmanaged<RequestStatePool>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        let pool = RequestStatePool()
+        // Retained by the thread's key; released when the thread ends (the key's destructor).
+        pthread_setspecific(key, Unmanaged.passRetained(pool).toOpaque())
+        return pool
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { pointer in
+            if let pointer { Unmanaged<RequestStatePool>.fromOpaque(pointer).release() }
+        }
+        return key
+    }()
 }

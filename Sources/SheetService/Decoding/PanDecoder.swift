@@ -169,17 +169,60 @@ private struct PanScanner {
         return same
     }
 
-    /// A number with |x| ≤ `limit`, read by JSONReader's own number parser.
+    /// A number with |x| ≤ `limit`, as JSONReader's own number parser reads it.
     mutating func number(limit: Double) -> Double? {
         guard i < bytes.count else { return nil }
         let c = bytes[i]
         guard c == Byte.minus || (c >= Byte.zero && c <= Byte.nine) else { return nil }
-        guard let read = JSONReader.number(in: bytes, at: i), read.value.isFinite, abs(read.value) <= limit else {
-            return nil
+        let value: Double
+        if let plain = plainNumber() {
+            value = plain
+        } else {
+            guard let read = JSONReader.number(in: bytes, at: i) else { return nil }
+            value = read.value
+            i = read.end
         }
-        i = read.end
-        return read.value
+        guard value.isFinite, abs(value) <= limit else { return nil }
+        return value
     }
+
+    /// The number at `i` when it is written plainly, -?(0|[1-9][0-9]*)(.[0-9]+)? with at most 15
+    /// digits and no exponent (how clients write a translation or a velocity), read here: its
+    /// digits as an integer below 2^53, divided by an exact power of ten up to 10^15, is one
+    /// correctly rounded operation on exact operands, which is what the reader's own fast path
+    /// computes for it. nil (and `i` left as it was) for anything else, the reader's to read.
+    private mutating func plainNumber() -> Double? {
+        var j = i
+        let negative = bytes[j] == Byte.minus
+        if negative { j &+= 1 }
+        let start = j
+        var digits: UInt64 = 0
+        while j < bytes.count, case let d = bytes[j] &- Byte.zero, d <= 9 {
+            digits = digits &* 10 &+ UInt64(d)
+            j &+= 1
+        }
+        let whole = j &- start
+        // No digit, or a leading zero: the reader's error.
+        guard whole > 0, whole == 1 || bytes[start] != Byte.zero else { return nil }
+        var decimals = 0
+        if j < bytes.count, bytes[j] == Byte.dot {
+            j &+= 1
+            let first = j
+            while j < bytes.count, case let d = bytes[j] &- Byte.zero, d <= 9 {
+                digits = digits &* 10 &+ UInt64(d)
+                j &+= 1
+            }
+            decimals = j &- first
+            guard decimals > 0 else { return nil }
+        }
+        guard whole &+ decimals <= 15, j == bytes.count || bytes[j] | 0x20 != UInt8(ascii: "e") else { return nil }
+        i = j
+        let magnitude = Double(digits) / Self.powersOfTen[decimals]
+        return negative ? -magnitude : magnitude
+    }
+
+    /// 10^0 … 10^15, exact.
+    private static let powersOfTen: [Double] = (0...15).map { n in (0..<n).reduce(1.0) { r, _ in r * 10 } }
 }
 
 private enum Byte {
@@ -189,6 +232,7 @@ private enum Byte {
     static let openBrace: UInt8 = 0x7B  // {
     static let closeBrace: UInt8 = 0x7D  // }
     static let minus: UInt8 = 0x2D  // -
+    static let dot: UInt8 = 0x2E  // .
     static let zero: UInt8 = 0x30  // 0
     static let nine: UInt8 = 0x39  // 9
     static let space: UInt8 = 0x20

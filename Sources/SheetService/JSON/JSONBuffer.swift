@@ -29,6 +29,9 @@ package struct JSONBuffer: @unchecked Sendable {
         nonmutating set { storage.withUnsafeMutablePointerToHeader { $0.pointee = newValue } }
     }
 
+    /// How many bytes fit.
+    package var capacity: Int { storage.capacity }
+
     /// Whether no other copy shares the bytes (then writing to them is safe).
     package mutating func isUniquelyReferenced() -> Bool { isKnownUniquelyReferenced(&storage) }
 

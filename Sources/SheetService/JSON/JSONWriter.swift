@@ -45,6 +45,20 @@ package struct JSONWriter {
         buffer = JSONBuffer(capacity: self.capacity)
     }
 
+    /// A writer into `buffer` when nothing else holds it any more and it has room for `capacity`
+    /// bytes (a reply buffer kept from the last reply, which has been sent: no allocation), else
+    /// into a new buffer.
+    package init(reusing buffer: consuming JSONBuffer?, capacity: Int) {
+        // Moved out of the optional: a copy bound from it would share it with the optional.
+        if var kept = buffer.take(), kept.isUniquelyReferenced(), case let room = kept.capacity, room >= capacity {
+            self.capacity = room
+            self.buffer = kept
+        } else {
+            self.capacity = max(capacity, 16)
+            self.buffer = JSONBuffer(capacity: self.capacity)
+        }
+    }
+
     /// The JSON text written so far (a fresh array each time you ask).
     package var bytes: [UInt8] { Array(UnsafeBufferPointer(start: buffer.start, count: length)) }
 
@@ -146,8 +160,7 @@ package struct JSONWriter {
     /// other characters (non-ASCII included) are copied as UTF-8.
     package mutating func string(_ s: String) {
         let comma = separator()
-        var s = s
-        s.withUTF8 { utf8 in
+        Self.withUTF8(of: s) { utf8 in
             let p = reserve(Self.quotedRoom(utf8.count))
             length &+= Self.writeQuoted(utf8, comma: comma, colon: false, at: p)
         }
@@ -295,8 +308,7 @@ package struct JSONWriter {
     /// A string member.
     @inline(__always)
     package mutating func member(_ name: StaticString, _ s: String) {
-        var s = s
-        s.withUTF8 { utf8 in
+        Self.withUTF8(of: s) { utf8 in
             let p = memberName(name, valueRoom: Self.quotedRoom(utf8.count))
             length &+= Self.writeQuoted(utf8, comma: false, colon: false, at: p)
         }
@@ -416,8 +428,143 @@ package struct JSONWriter {
         guard x.isFinite else { return writeLiteral("null", at: p) }
         let short = writeShortDecimal(x, at: p)
         if short > 0 { return short }
+        let long = writeLongDecimal(x, at: p)
+        if long > 0 { return long }
         return writeShortestDigits(x, at: p)
     }
+
+    /// Writes `x` at `p` when 1e-4 ≤ |x| < 2^20 and its significand is not a power of two (an
+    /// alpha, a progress or a constant at full precision: the numbers of a reply the short decimal
+    /// path leaves), exactly as the standard library prints it, from integer arithmetic (its
+    /// general printer costs ≈ 600 instructions a number, with its stream). Returns how many
+    /// bytes, 0 when `x` is not such a number.
+    ///
+    /// What the standard library prints is the decimal with the fewest significant digits that
+    /// reads back as `x`, and of those the closest to `x` (an exact tie rounds the last digit
+    /// even). Here `x` = f·2^e exactly (f the 53-bit significand) and everything is scaled by
+    /// 10^s (s chosen so that ⌊|x|·10^s⌋ has 17 or 18 digits) and by 2^(1−e), where it is an
+    /// integer: `a` = 2f·10^s is |x|, and 10^s is half the gap to each neighbour of `x` (the gaps
+    /// are equal, as f is not a power of two), so a decimal c·10^−s reads back as `x` exactly when
+    /// |c·2^(1−e) − a| < 10^s (equality is impossible: it would make the neighbours' midpoint a
+    /// decimal of at most 18 significant digits, and below 2^20 it has 34 or more). Rounding |x| to
+    /// 17 or 18 digits always reads back; each digit fewer is the nearest decimal of that many
+    /// digits, which reads back if any does (the gaps are symmetric), and once one does not, no
+    /// shorter one does. So the digits are those of the last rounding that reads back, dropping
+    /// digits one at a time. All of it fits 128 bits: a < 2^54·10^21 < 2^124, c·2^(1−e) < 2^127.
+    /// Swift prints decimal notation in this range ("0.00012345678901234567", "1048575.1234567891").
+    /// JSONWriterTests compares this with `description` over a million values of the range.
+    @inline(never)
+    private static func writeLongDecimal(_ x: Double, at p: UnsafeMutablePointer<UInt8>) -> Int {
+        let m = x.magnitude
+        guard m >= 1e-4, m < 1_048_576, m.significandBitPattern != 0 else { return 0 }
+        let f = UInt128(m.significandBitPattern | (1 << 52))
+        let binaryExponent = Int(m.exponentBitPattern) &- 1023  // -14 … 19
+        let shift = 1 &- (binaryExponent &- 52)  // 1 − e: 34 … 67
+        // ⌊log10 |x|⌋ or one less (-5 … 5), so that ⌊|x|·10^s⌋ has 17 or 18 digits.
+        let decimalExponent = (binaryExponent &* 78_913) &>> 18  // ⌊binaryExponent·log10(2)⌋
+        let s = 16 &- decimalExponent  // 11 … 21
+        let tenToS = UInt128(powersOfTen[s &- 2]) &* 100
+        let a = (f &<< 1) &* tenToS
+        let q = UInt64(truncatingIfNeeded: a &>> shift)  // ⌊|x|·10^s⌋
+        let unit = UInt128(1) &<< shift
+        let fraction = a & (unit &- 1)  // |x|·10^s − q, times 2^(1−e)
+        // Half the gap in units of q: a whole part and a fraction (times 2^(1−e)), so that the
+        // tests below compare words, not shifted 128-bit products.
+        let gapUnits = UInt64(truncatingIfNeeded: tenToS &>> shift)
+        let gapFraction = tenToS & (unit &- 1)
+        // Whether the integer c reads back: |c − |x|·10^s| < half the gap.
+        @inline(__always) func readsBack(_ c: UInt64) -> Bool {
+            if c <= q {
+                // |x|·10^s − c = (q − c) + fraction
+                let d = q &- c
+                return d < gapUnits || (d == gapUnits && fraction < gapFraction)
+            }
+            // c − |x|·10^s = (c − q) − fraction
+            let d = c &- q
+            if d <= gapUnits { return d < gapUnits || gapFraction != 0 || fraction != 0 }
+            return d == gapUnits &+ 1 && fraction &+ gapFraction > unit
+        }
+        // Rounded to all of q's digits (ties to even): reads back.
+        let halfUnit = unit &>> 1
+        var best = q &+ (fraction > halfUnit || (fraction == halfUnit && q & 1 == 1) ? 1 : 0)
+        var dropped = 0
+        var power: UInt64 = 1
+        while dropped < 18 {
+            power &*= 10
+            // |x|·10^s rounded to a multiple of `power` (ties to even): q's last digits and the
+            // fraction against half of `power`.
+            let d = q / power
+            let r = q &- d &* power
+            let half = power &>> 1
+            let up = r > half || (r == half && (fraction != 0 || d & 1 == 1))
+            let rounded = d &+ (up ? 1 : 0)
+            guard readsBack(rounded &* power) else { break }
+            best = rounded
+            dropped &+= 1
+        }
+        // best·10^(dropped − s): drop its trailing zeros; what is left after the point is not
+        // empty (|x| is not within half a gap of an integer: it is not one, and below 2^20 its
+        // gap is far below 1).
+        var decimals = s &- dropped
+        while best % 10 == 0 {
+            best /= 10
+            decimals &-= 1
+        }
+        guard decimals >= 1 else { return 0 }
+        // best's 24 digits, zero-padded (best < 10^18), 8 at a time; the text takes its last ones.
+        var digits = (
+            eightDigits(best / 10_000_000_000_000_000), eightDigits(best / 100_000_000 % 100_000_000),
+            eightDigits(best % 100_000_000)
+        )
+        return withUnsafeBytes(of: &digits) { digits in
+            let text = digits.baseAddress!
+            // The first digit that is not a leading zero (best > 0: one of them).
+            let zeros = 0x3030_3030_3030_3030 as UInt64
+            var first = 0
+            while first < 16, text.load(fromByteOffset: first, as: UInt64.self) == zeros { first &+= 8 }
+            first &+=
+                (UInt64(littleEndian: text.load(fromByteOffset: first, as: UInt64.self)) ^ zeros).trailingZeroBitCount
+                &>> 3
+            let count = 24 &- first
+            var k = 0
+            if x < 0 {
+                p[0] = 0x2D
+                k = 1
+            }
+            let whole: Int
+            if count > decimals {
+                // "123.456": the whole part (1 to 7 digits, as |x| < 2^20), the point, the rest.
+                whole = count &- decimals
+                UnsafeMutableRawPointer(p + k).copyMemory(from: text + first, byteCount: whole)
+            } else {
+                // "0.000123": zeros after the point up to the digits (the padding's).
+                whole = 1
+                p[k] = 0x30
+            }
+            p[k &+ whole] = 0x2E
+            UnsafeMutableRawPointer(p + (k &+ whole &+ 1)).copyMemory(
+                from: text + (24 &- decimals), byteCount: decimals)
+            return k &+ whole &+ 1 &+ decimals
+        }
+    }
+
+    /// The 8 decimal digits of `n` < 10^8 as ASCII, the first in the lowest byte (stored, they
+    /// read in order): split in lanes of one word, 4 + 4 digits, then 2 + 2 in each half, then
+    /// 1 + 1 in each quarter, by multiplications that divide every lane at once (x·10486 >> 20 is
+    /// x / 100 for x < 10^4, x·103 >> 10 is x / 10 for x < 100; no lane spills into the next).
+    @inline(__always)
+    private static func eightDigits(_ n: UInt64) -> UInt64 {
+        let high = n / 10_000
+        var x = high | ((n &- high &* 10_000) << 32)
+        let hundreds = ((x &* 10_486) >> 20) & 0x0000_007F_0000_007F
+        x = hundreds | ((x &- hundreds &* 100) << 16)
+        let tens = ((x &* 103) >> 10) & 0x000F_000F_000F_000F
+        x = tens | ((x &- tens &* 10) << 8)
+        return UInt64(littleEndian: x | 0x3030_3030_3030_3030)
+    }
+
+    /// 10^0 … 10^19.
+    private static let powersOfTen: [UInt64] = (0...19).map { n in (0..<n).reduce(1) { r, _ in r * 10 } }
 
     /// The standard library's shortest round-trip digits, printed straight into `p`
     /// (TextOutputStream's ASCII hook, no String).
@@ -571,6 +718,46 @@ package struct JSONWriter {
         return k + 3 + n
     }
 
+    /// Whether any of the `count` (at least 4) bytes at `src` needs an escape in a JSON string:
+    /// '"', '\\' or a control character. Tested a word at a time, the last word overlapping the
+    /// one before it (words of 4 bytes below 8), all within the bytes; per byte lane, a byte b
+    /// is flagged when b − c borrows for c = 0x20, or b ^ '"' or b ^ '\\' is zero (exact as a
+    /// whole: the test is nonzero exactly when some byte is flagged).
+    @inline(__always)
+    private static func needsEscaping(_ src: UnsafeRawPointer, count n: Int) -> Bool {
+        @inline(__always) func flagged64(_ w: UInt64) -> Bool {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let q = w ^ (ones &* 0x22)
+            let b = w ^ (ones &* 0x5C)
+            return ((q &- ones) & ~q | (b &- ones) & ~b | (w &- ones &* 0x20) & ~w) & (ones &* 0x80) != 0
+        }
+        @inline(__always) func flagged32(_ w: UInt32) -> Bool {
+            let ones: UInt32 = 0x0101_0101
+            let q = w ^ (ones &* 0x22)
+            let b = w ^ (ones &* 0x5C)
+            return ((q &- ones) & ~q | (b &- ones) & ~b | (w &- ones &* 0x20) & ~w) & (ones &* 0x80) != 0
+        }
+        guard n >= 8 else {
+            return flagged32(src.loadUnaligned(as: UInt32.self))
+                || flagged32(src.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self))
+        }
+        var i = 0
+        while i &+ 8 < n {
+            if flagged64(src.loadUnaligned(fromByteOffset: i, as: UInt64.self)) { return true }
+            i &+= 8
+        }
+        return flagged64(src.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self))
+    }
+
+    /// Calls `body` with the UTF-8 of `s` where it lies (no copy of the string: `var s = s` for
+    /// `withUTF8` retained and released it, ≈ 40 instructions a string).
+    @inline(__always)
+    private static func withUTF8(of s: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        if s.utf8.withContiguousStorageIfAvailable(body) != nil { return }
+        var s = s  // a bridged or otherwise non-contiguous string: made native first
+        s.withUTF8(body)
+    }
+
     /// Room `writeQuoted` may need for `count` bytes: every byte escaped as \u00XX, a comma,
     /// the quotes and a colon.
     @inline(__always)
@@ -591,6 +778,13 @@ package struct JSONWriter {
         k += 1
         var i = 0
         let src = UnsafeRawPointer(utf8.baseAddress ?? UnsafePointer(p))  // n == 0: never read
+        if n >= 4, !needsEscaping(src, count: n) {
+            // Most strings (names, detents, reasons): one test of all their bytes and one copy (a
+            // byte at a time, a short name's tail cost ≈ 20 instructions a byte).
+            UnsafeMutableRawPointer(p + k).copyMemory(from: src, byteCount: n)
+            i = n
+            k &+= n
+        }
         while i < n {
             // Copy 8 bytes at a time while none needs escaping (SWAR test for
             // '"', '\\' and < 0x20; the lowest flagged byte is exact).

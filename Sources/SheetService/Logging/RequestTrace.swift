@@ -158,6 +158,12 @@ final class TraceSlot {
     /// (`SheetResponder.finish`): the answer shares it until it is sent, then it is this slot's
     /// alone again and is filled in place for the next one.
     @exclusivity(unchecked) var replyFields = HTTPHeaders()
+    /// The body buffer of the thread's last result, kept to write the next one into once it has
+    /// been sent (`SheetResponder.json(_:capacity:_:)`).
+    @exclusivity(unchecked) var replyBuffer: JSONBuffer?
+
+    /// `replyBuffer`, taken out (so that a writer finds it uniquely held once its reply is sent).
+    func takeReplyBuffer() -> JSONBuffer? { replyBuffer.take() }
 
     /// The request id echoed in `X-Request-Id` (a generated one is made a String only here).
     var id: String { clientID ?? RequestTrace.generatedID(number) }

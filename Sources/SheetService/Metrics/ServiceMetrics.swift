@@ -12,11 +12,12 @@ final class ServiceMetrics: Sendable {
     private static let statuses = [200, 201, 204, 400, 401, 404, 405, 408, 409, 411, 413, 415, 500, 501, 503]
     /// requests[route][status index]
     private let requests: [[CoreMetrics.Counter]]
-    /// Request latency in seconds: swift-prometheus's histogram over Double buckets, recorded to
-    /// directly (a Timer's Duration buckets cost 128-bit compares on every request, and a
-    /// swift-metrics Recorder's generic `record` went through an unspecialized floating-point
-    /// conversion: ≈ 360 instructions a request; the exposition is the same).
-    private let latency: [ValueHistogram]
+    /// Request latency in seconds, by route: a histogram over Double buckets with the exposition
+    /// of swift-prometheus's (`LatencyHistogram`; a Timer's Duration buckets cost 128-bit compares
+    /// on every request, a swift-metrics Recorder's generic `record` went through an unspecialized
+    /// floating-point conversion, and swift-prometheus's own histogram counts every bucket above
+    /// the value).
+    private let latency: LatencyHistogram
     let liveSessions: CoreMetrics.Gauge
     /// The session cap (`--max-sessions`), for an alert on how near the live count is to it.
     let maxSessions: CoreMetrics.Gauge
@@ -63,13 +64,9 @@ final class ServiceMetrics: Sendable {
         }
         // Seconds: 50 µs to 1 s, the range a 15 µs request and a slow one both land in.
         let latencyBuckets = [0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.1, 0.25, 1]
-        let latencyName = MetricNameDescriptor(
-            namespace: "sheetd", metricName: "request_duration", unitName: "seconds",
-            helpText: "Time from the request line to the answer, by route.")
-        latency = Route.allCases.map { [registry] route in
-            registry.makeValueHistogram(
-                descriptor: latencyName, labels: [("route", route.template)], buckets: latencyBuckets)
-        }
+        latency = LatencyHistogram(
+            name: "sheetd_request_duration_seconds", help: "Time from the request line to the answer, by route.",
+            buckets: latencyBuckets, routes: Route.allCases.map(\.template))
         liveSessions = CoreMetrics.Gauge(label: "sheetd_sessions_live", factory: factory)
         maxSessions = CoreMetrics.Gauge(label: "sheetd_sessions_max", factory: factory)
         evictions = CoreMetrics.Counter(label: "sheetd_sessions_evicted_total", factory: factory)
@@ -102,7 +99,7 @@ final class ServiceMetrics: Sendable {
     func record(route: Route, status: Int, nanoseconds: Int64) {
         let i = Self.statuses.firstIndex(of: status) ?? Self.statuses.count
         requests[route.index][i].increment()
-        latency[route.index].record(Double(nanoseconds) * 1e-9)
+        latency.record(route: route.index, seconds: Double(nanoseconds) * 1e-9)
     }
 
     /// The Prometheus text exposition: the registry's metrics, the store's write counters (when
@@ -111,6 +108,7 @@ final class ServiceMetrics: Sendable {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(16 * 1024)
         registry.emit(into: &buffer)
+        latency.emit(into: &buffer)
         var text = ""
         if let store {
             for (name, help, value) in [

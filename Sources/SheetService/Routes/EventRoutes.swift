@@ -15,10 +15,10 @@ extension SheetResponder {
         // buffer (a second allocation and a copy). 960 with the buffer object's header stays
         // within glibc's per-thread cache (up to 1,032 bytes); 1,024 missed it (≈ 360 more
         // instructions per allocation).
-        var w = JSONWriter(capacity: frames == nil ? 960 : 4096)
-        ReplyJSON.result(
-            outcome, phase: phase, profile: profile, batch: batch, frames: frames, cascade: cascade, into: &w)
-        return Self.json(200, w.takeBuffer())
+        return Self.json(200, capacity: frames == nil ? 960 : 4096) { w in
+            ReplyJSON.result(
+                outcome, phase: phase, profile: profile, batch: batch, frames: frames, cascade: cascade, into: &w)
+        }
     }
 
     func pan(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {

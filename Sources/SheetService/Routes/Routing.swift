@@ -151,7 +151,8 @@ enum RouteTables {
     static func collection(named bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Collection? {
         names.withUnsafeBufferPointer { names in
             collections.withUnsafeBufferPointer { collections in
-                collections.first { isName($0.name, bytes, names) }
+                for i in collections.indices where isName(collections[i].name, bytes, names) { return collections[i] }
+                return nil
             }
         }
     }
@@ -178,10 +179,13 @@ enum RouteTables {
     private static func isName(
         _ entry: Entry, _ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ names: UnsafeBufferPointer<UInt8>
     ) -> Bool {
-        entry.count == bytes.count
-            && (entry.count == 0
-                || memcmp(bytes.base.baseAddress! + bytes.startIndex, names.baseAddress! + entry.start, entry.count)
-                    == 0)
+        // The length, then the first byte, then the rest (a memcmp call costs ≈ 20 instructions;
+        // most names differ in the first byte).
+        guard entry.count == bytes.count else { return false }
+        guard entry.count > 0 else { return true }
+        let mine = names.baseAddress! + entry.start
+        let theirs = bytes.base.baseAddress! + bytes.startIndex
+        return mine[0] == theirs[0] && memcmp(theirs + 1, mine + 1, entry.count - 1) == 0
     }
 
     /// Every table, made in one pass over the paths.

@@ -110,7 +110,8 @@ package final class SheetResponder: HTTPResponder {
             // searching them for Cache-Control and appending it, ≈ 400 instructions more).
             slot.replyFields.replaceFields(with: Self.jsonNoStoreHeaders)
             if slot.isAnswering {
-                slot.withIDBytes { slot.replyFields.appendKeepingVetted(Self.requestIDName, value: $0) }
+                // A request id is a sane client's or one made here: fit as it is.
+                slot.withIDBytes { slot.replyFields.appendKeepingVetted(Self.requestIDName, fitValue: $0) }
             }
             response.headers = slot.replyFields
         } else {
@@ -118,7 +119,7 @@ package final class SheetResponder: HTTPResponder {
                 response.headers.appendKeepingVetted(Self.cacheControlName, value: "no-store")
             }
             if slot.isAnswering {
-                slot.withIDBytes { response.headers.appendKeepingVetted(Self.requestIDName, value: $0) }
+                slot.withIDBytes { response.headers.appendKeepingVetted(Self.requestIDName, fitValue: $0) }
             }
         }
         if accessLog.isOn {
