@@ -209,6 +209,10 @@ extension ServiceIntegration.StoreIntegration.StoreFaultTests {
                 })
             done.store(true, ordering: .relaxed)
             while !reading.isFinished { Thread.sleep(forTimeInterval: 0.001) }
+            // The poller may stop before it read the last write (on a loaded machine its thread may
+            // not run between that write and `done`): the store's state now, which `eventually`
+            // saw hold the last event, closes the observations.
+            if let bytes = try poller.get(Self.key + "prefix") { observed.withLock { $0.append(bytes) } }
             var previous = 0
             let observations = observed.withLock { $0 }
             for bytes in observations {
