@@ -9,7 +9,8 @@
 #                         (testkit/, package sheetkit) installed editable; its bin/ is put first on
 #                         PATH, so `python3`, `locust`, `st`, `hadolint`… are the venv's from then on
 #   sheetd_build [debug|release]   build sheetd (the configuration scripts/test built already is
-#                         skipped: SHEETD_BUILT names them) and print the binary's path
+#                         skipped: SHEETD_BUILT names them) and print the binary's path (under
+#                         scripts/test, release is the image's build: .build-image, below)
 #   sheetd_start [--prefix CMD] LOG BIN [FLAG…]   a sheetd started by the kit (port 0, the bound port found, ready)
 #                         and left running: sets sheetd_pid and sheetd_port
 #   sheetd_stop PID       stop it by PID (SIGTERM, then SIGKILL after 10 s)
@@ -38,12 +39,17 @@ apt_install() {
 
 # sheetd_build [debug|release]: prints .build/CONFIG/sheetd's path, after `swift build` (quick when
 # nothing changed: a stale binary would test old code) unless scripts/test built CONFIG for this run.
+# scripts/test's release build is the one the container image ships (the Dockerfile's build command,
+# -c release --static-swift-stdlib, made by `IntegrationTests/image-check --build-only` in
+# .build-image): the release checks and image-check share that one build, and test what ships.
 sheetd_build() {
     local config=${1:-debug}
     [[ $config == debug || $config == release ]] || { echo "sheetd_build: debug or release, not $config" >&2; return 2; }
-    if [[ " ${SHEETD_BUILT:-} " != *" $config "* ]]; then
-        swift build --package-path "$KIT_ROOT" -c "$config" --product sheetd >&2 || return 1
+    if [[ " ${SHEETD_BUILT:-} " == *" $config "* ]]; then
+        if [[ $config == release ]]; then echo "$KIT_ROOT/.build-image/release/sheetd"; else echo "$KIT_ROOT/.build/debug/sheetd"; fi
+        return 0
     fi
+    swift build --package-path "$KIT_ROOT" -c "$config" --product sheetd >&2 || return 1
     echo "$KIT_ROOT/.build/$config/sheetd"
 }
 

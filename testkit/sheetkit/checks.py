@@ -4,22 +4,24 @@ compete, counted, and closed by one line. Standard library only.
 
     python3 -m sheetkit.checks MANIFEST [--list] [--tier fast|full] [--fast] [--only NAME…] [--jobs N]
 
-The manifest (docs/TESTING.md), one row a line, `#` starts a comment:
+The manifest (docs/TESTING.md), one row a line, `#` starts a comment (at a line's start or after a blank):
 
     setup  COMMAND                                   run first, in order (installs what is missing)
-    build  NAME  COMMAND                             run once (an `all` job) when a chosen check needs it
+    build  NAME  LOAD  COMMAND                       run once, when a chosen check needs it
     check  NAME  TIER  NEEDS  LOAD  COMMAND          NEEDS: build names, comma-separated, or -
 
 TIER is `fast` (the developer's few minutes) or `full` (CI runs every tier). LOAD is what the check
 asks of the machine's cores: `wait` (mostly sleeping on sockets and timers), `core` (one busy core) or
-`all` (every core). Builds, then checks, start in manifest order as their load fits, a check once
+`all` (every core); a build's LOAD says the same of it (each build has a scratch path of its own,
+so two may run side by side). Builds, then checks, start in manifest order as their load fits, a check once
 the builds it needs are made (a check whose build failed fails unrun): at most --jobs at once, and
 busy ones up to one core more than os.cpu_count() (so two `all` checks never overlap, one `core` check
 may run beside an `all` one); each one's output goes to
 .build/test/NAME.log, and the runner prints one line when it ends (the tail of its log when it failed).
 
 The closing line counts as scripts/test always did, over the checks' output in manifest order: the
-last swift-testing `Test run with N tests`, the last XCTest `Executed N tests`, every other
+last swift-testing `Test run with N tests` and the last XCTest `Executed N tests` printed (the Swift
+suites now print `swift-test: N passed, M failed` instead: sheetkit.swift_tests), every other
 `NAME: N passed, 0 failed` line but the load test's, and each load test run as one. A check fails
 when its command exits non-zero or prints `NAME: N passed, M failed` with M > 0; then the run says
 which, prints `test: N passed, M failed` (M: the failures those lines report, at least one per failed
@@ -29,6 +31,7 @@ check) and exits 1.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
 import re
 import signal
@@ -44,6 +47,7 @@ TIERS = ("fast", "full")
 SWIFT_TESTING = re.compile(r"Test run with ([0-9]+) tests")
 XCTEST = re.compile(r"Executed ([0-9]+) tests")
 SUMMARY = re.compile(r"^([a-z-]+): ([0-9]+) passed, ([0-9]+) failed$")
+TRAILING_COMMENT = re.compile(r"\s+#.*$")
 
 
 @dataclass
@@ -65,17 +69,19 @@ class Check:
 @dataclass
 class Manifest:
     setup: list[str]
-    builds: dict[str, str]
+    builds: dict[str, tuple[str, str]]  # name → (load, command)
     checks: list[Check]
 
 
 def read_manifest(path: str) -> Manifest:
     setup: list[str] = []
-    builds: dict[str, str] = {}
+    builds: dict[str, tuple[str, str]] = {}
     checks: list[Check] = []
     with open(path, encoding="utf-8") as f:
         for n, raw in enumerate(f, 1):
-            text = raw.strip()
+            # `#` starts a comment, at the start of a line or after a blank (as in the shell: a row's
+            # command may be followed by one, the figures it was measured at).
+            text = TRAILING_COMMENT.sub("", raw).strip()
             if not text or text.startswith("#"):
                 continue
             kind, _, rest = text.partition(" ")
@@ -84,10 +90,10 @@ def read_manifest(path: str) -> Manifest:
             if kind == "setup":
                 setup.append(rest)
             elif kind == "build":
-                name, _, command = rest.partition(" ")
-                if not command.strip() or name in builds:
-                    sys.exit(f"{where}: `build NAME COMMAND`, each name once")
-                builds[name] = command.strip()
+                parts = rest.split(None, 2)
+                if len(parts) != 3 or parts[0] in builds or parts[1] not in LOADS:
+                    sys.exit(f"{where}: `build NAME LOAD COMMAND`, each name once, LOAD one of {tuple(LOADS)}")
+                builds[parts[0]] = (parts[1], parts[2])
             elif kind == "check":
                 parts = rest.split(None, 4)
                 if len(parts) != 5:
@@ -139,6 +145,44 @@ def tail(path: str, lines: int = 40) -> str:
         return "".join(f.read().decode(errors="replace").splitlines(True)[-lines:])
 
 
+PR_SET_CHILD_SUBREAPER = 36  # prctl(2)
+
+
+def become_subreaper() -> bool:
+    """Makes this process the one that reaps what a check leaves running when its parent exits (a
+    sheetd started by `sheetkit.harness start`, Chromium under chromedriver…), instead of init: its
+    CPU time is then counted too, as the check's (by its session) or as `other`. Linux only."""
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def session_of(pid: int) -> int | None:
+    """The session of process `pid` (a zombie's too: /proc/PID/stat stays until it is reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[3])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def reap() -> list[tuple[int, int, float, int | None]]:
+    """Every child that has exited: (pid, wait status, CPU seconds of it and what it reaped, its
+    session read before it was reaped)."""
+    out = []
+    while True:
+        try:
+            info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return out
+        if info is None:
+            return out
+        sid = session_of(info.si_pid)
+        pid, status, usage = os.wait4(info.si_pid, 0)
+        out.append((pid, status, usage.ru_utime + usage.ru_stime, sid))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="scripts/test", description="Runs the checks of the manifest.")
     parser.add_argument("manifest")
@@ -174,7 +218,8 @@ def main(argv: list[str] | None = None) -> int:
         if name.endswith(".log"):
             os.remove(os.path.join(out, name))
     began = time.monotonic()
-    timings: list[tuple] = []  # (step, wall seconds, result[, CPU seconds])
+    timings: list[tuple] = []  # (step, wall seconds, result[, the check, for its CPU seconds])
+    subreaper = become_subreaper()
 
     # 1. Setup, one after the other (apt's lock).
     for n, command in enumerate(manifest.setup):
@@ -184,22 +229,24 @@ def main(argv: list[str] | None = None) -> int:
             print(tail(os.path.join(out, f"setup-{n}.log")), end="")
             print(f"test: setup failed ({command}): no check ran\ntest: 0 passed, 1 failed")
             return 1
-    # 2. The builds the chosen checks need and the checks, side by side as their loads fit: a build
-    #    is an `all` job, in manifest order before the checks; a check starts once its builds are made.
-    builds = [Check(f"build-{name}", "-", [], "all", command, 0) for name, command in manifest.builds.items()
+    # 2. The builds the chosen checks need and the checks, side by side as their loads fit: the
+    #    builds in manifest order before the checks; a check starts once its builds are made.
+    builds = [Check(f"build-{name}", "-", [], load, command, 0) for name, (load, command) in manifest.builds.items()
               if any(name in c.needs for c in selected)]
     made: list[str] = []    # builds that succeeded
     broken: list[str] = []  # builds that failed: the checks that need them fail unrun
     cores = os.cpu_count() or 1
     pending = builds + list(selected)
     running: list[Check] = []
+    by_session: dict[int, Check] = {}  # every check started, by its session (= its pid)
+    other_cpu = 0.0  # processes reaped here that belong to no check's session (daemons that left it)
 
     def taken() -> int:
-        return sum(cores if LOADS[c.load] is None else LOADS[c.load] for c in running)
+        return sum(units(c) for c in running)
 
     def fits(c: Check) -> bool:
         # One core more than the machine has: a busy check is rarely busy all the time, and a core
-        # left idle is time lost; two `all` jobs (builds) never run together.
+        # left idle is time lost; two `all` jobs never run together.
         if len(running) >= args.jobs:
             return False
         need = cores if LOADS[c.load] is None else LOADS[c.load]
@@ -215,8 +262,14 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, stop_all)
     print(f"== {len(builds)} builds, {len(selected)} checks ({'--only' if args.only else args.tier}), up to "
           f"{args.jobs} at once on {cores} cores", flush=True)
+    def units(c: Check) -> int:
+        return cores if LOADS[c.load] is None else LOADS[c.load]
+
     while pending or running:
-        blocked = False  # a busy job waits for room: later busy ones do not overtake it
+        # A busy job that waits for room blocks the busy ones after it, but one: a `core` job may
+        # pass a waiting `all` job when no other `core` job runs (an `all` job has room beside one),
+        # so that a core is not left idle while the builds and the `all` checks run one by one.
+        blocked: int | None = None  # the units the first waiting busy job needs
         for c in list(pending):
             if any(b in broken for b in c.needs):
                 pending.remove(c)
@@ -230,8 +283,10 @@ def main(argv: list[str] | None = None) -> int:
             if not all(b in made for b in c.needs):
                 continue  # its builds are not made yet
             busy = LOADS[c.load] != 0
-            if busy and blocked:
-                continue
+            if busy and blocked is not None:
+                beside = sum(units(r) for r in running if r.load != "all")
+                if c.load == "all" or beside + units(c) > cores + 1 - blocked:
+                    continue
             if fits(c):
                 pending.remove(c)
                 c.log = os.path.join(out, f"{c.name}.log")
@@ -244,20 +299,26 @@ def main(argv: list[str] | None = None) -> int:
                                               stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                               start_new_session=True)
                 running.append(c)
+                by_session[c.proc.pid] = c
                 print(f"   start {c.name} ({c.load})", flush=True)
-            elif busy:
-                blocked = True
+            elif busy and blocked is None:
+                blocked = units(c)
         time.sleep(0.2)
-        for c in list(running):
-            # wait4, not poll: the CPU time of the check (its command and every process it reaped)
-            # goes to timings.tsv beside its wall time (what LOAD should say of it).
-            pid, status, usage = os.wait4(c.proc.pid, os.WNOHANG)
-            if pid == 0:
+        # Reaped here, not polled: the CPU time of a check (its command, what it reaped, and what it
+        # left to this process) goes to timings.tsv beside its wall time (what its LOAD should say).
+        ended = []
+        for pid, status, cpu, sid in reap():
+            owner = by_session.get(pid) or by_session.get(sid)
+            if owner is None:
+                other_cpu += cpu
                 continue
-            c.proc.returncode = os.waitstatus_to_exitcode(status)
+            owner.cpu += cpu
+            if owner.proc.pid == pid:
+                owner.proc.returncode = os.waitstatus_to_exitcode(status)
+                ended.append(owner)
+        for c in ended:
             running.remove(c)
             c.rc, c.seconds = c.proc.returncode, time.monotonic() - c.started
-            c.cpu = usage.ru_utime + usage.ru_stime
             text = open(c.log, "rb").read().decode(errors="replace")
             reported = failures_reported(text)
             ok = c.rc == 0 and reported == 0
@@ -269,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
                   + ("" if ok else f": exit {c.rc}, {reported} failures reported; log {c.log}"), flush=True)
             if not ok:
                 print("".join("     | " + line for line in tail(c.log).splitlines(True)), end="", flush=True)
-            timings.append((c.name, c.seconds, "ok" if ok else "FAILED", c.cpu))
+            timings.append((c.name, c.seconds, "ok" if ok else "FAILED", c))
 
     # 3. The count, over the outputs in manifest order, and the verdict.
     whole = ""
@@ -288,11 +349,24 @@ def main(argv: list[str] | None = None) -> int:
     total = counted(whole)
     passed = total["swift"] + total["xctest"] + total["others"] + total["load"]
     wall = time.monotonic() - began
+    for pid, status, cpu, sid in reap():  # what ended since the last look
+        owner = by_session.get(pid) or by_session.get(sid)
+        if owner is None:
+            other_cpu += cpu
+        else:
+            owner.cpu += cpu
     with open(os.path.join(out, "timings.tsv"), "w") as f:
-        # The fourth column, CPU seconds (user + system), is new: readers of the first three are unchanged.
-        f.write("step\tseconds\tresult\tcpu\n")
-        f.writelines(f"{t[0]}\t{t[1]:.1f}\t{t[2]}\t{t[3]:.1f}\n" if len(t) > 3 else f"{t[0]}\t{t[1]:.1f}\t{t[2]}\t\n"
-                     for t in timings)
+        # The fourth column, CPU seconds (user + system; with what the check left running and this
+        # run reaped when it could), is new: readers of the first three are unchanged. `other`: the
+        # processes reaped here that no check's session owned (daemons that made a session of their
+        # own); `total`: the whole run's, setup included.
+        # The fifth, `start`: the seconds from the run's start to the step's (the schedule, to see
+        # what ran beside what).
+        f.write("step\tseconds\tresult\tcpu\tstart\n")
+        f.writelines(f"{t[0]}\t{t[1]:.1f}\t{t[2]}\t{t[3].cpu:.1f}\t{t[3].started - began:.1f}\n" if len(t) > 3
+                     else f"{t[0]}\t{t[1]:.1f}\t{t[2]}\t\t\n" for t in timings)
+        if subreaper:
+            f.write(f"other\t\t\t{other_cpu:.1f}\n")
         whole_cpu = os.times()
         f.write(f"total\t{wall:.1f}\t{'ok' if not failed_checks else 'FAILED'}\t"
                 f"{whole_cpu.children_user + whole_cpu.children_system:.1f}\n")

@@ -121,7 +121,10 @@ def listening_port(pid: int) -> int | None:
 
 
 def default_binary(config: str = "debug") -> str:
-    """$SHEETD_BIN, else the build's sheetd (.build/debug or .build/release)."""
+    """$SHEETD_BIN, else the build's sheetd (.build/debug or .build/release; under scripts/test, whose
+    release build is the container image's, .build-image/release: kit.sh's sheetd_build)."""
+    if config == "release" and "release" in os.environ.get("SHEETD_BUILT", "").split():
+        return os.environ.get("SHEETD_BIN") or os.path.join(ROOT, ".build-image", "release", "sheetd")
     return os.environ.get("SHEETD_BIN") or os.path.join(ROOT, ".build", config, "sheetd")
 
 
