@@ -13,7 +13,13 @@ phone a designer holds: 390 × 844 CSS px, touch. For every example sheetd serve
   flick down and a flick up by each, with CDP input carrying explicit timestamps (sheetkit.gestures):
   zero prediction mismatches, every release started from the release law as sheetd answered it, one
   request in flight at most, and the same snaps at +200 ms as at +0;
-- dismissal: a tap on the backdrop (by touch and by mouse) where the engine dims the page.
+- dismissal: a tap on the backdrop (by touch and by mouse) where the engine dims the page;
+- stacks: a <sheet-view> nested in another's content (checkout.html's card details, and a page of
+  the test's own through each proxy): its session stacked on the parent's, the parent drawn by the
+  child's recede law (what it drew is sheetd's `parentTransform`, bit for bit, at each detent and
+  after each gesture; 0 transform mismatches), a covered parent not moved by a drag (nothing sent),
+  Escape closing the top-most sheet only, focus into the child and back, a cascade closing both
+  from one instant, axe-core 0 violations with the child open.
 
 Then the first and second visit of the long-list example and of the demo page: the bytes on the wire
 (gzip) against the same files sent whole, and the second visit's static files only 304s (or unasked,
@@ -443,6 +449,244 @@ def smallest_page(driver):
         server.shutdown()
 
 
+# ---------------------------------------------------------------- stacks: a <sheet-view> nested in another's
+
+# A parent sheet and a sheet nested in its content (stacked on it: sheetd's `parent`), as a
+# prototype writes them; the child leaves the page (here: its parent) interactive at tip, so the
+# covered parent can be touched. {api}: sheetd's address (through a delay proxy).
+STACK_PAGE = """<!doctype html>
+<html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,"><title>A stack of sheets</title>
+<script type="module" src="{api}sheet-view.js"></script>
+<main><h1>Orders</h1><button type="button" id="open-parent" onclick="document.getElementById('parent').show('full')">Open the order</button></main>
+<sheet-view id="parent" preset="fluid" detent="full">
+  <h2>Order 1024</h2><p>A lamp and a chair.</p>
+  <button type="button" id="open-child" onclick="document.getElementById('child').show('half')">Delivery details</button>
+  <sheet-view id="child" preset="fluid" interactive-up-through="tip">
+    <h2>Delivery</h2><p>Tuesday, between 9 and 12.</p>
+    <button type="button" onclick="this.closest('sheet-view').dismiss()">Close</button>
+  </sheet-view>
+</sheet-view>
+"""
+
+# The parent as drawn: the transform the child last drew it by (`lastRecession`: the law at the
+# constant the child was drawn at) and the parent card's inline style and shade.
+DRAWN_PARENT = """
+const p = document.getElementById(arguments[0] || 'parent'), c = document.getElementById(arguments[1] || 'child');
+const card = p.shadowRoot.querySelector('.card'), shade = p.shadowRoot.querySelector('.shade');
+return {transform: card.style.transform, radius: card.style.borderTopLeftRadius, shade: shade.style.opacity,
+  own: p._ownRadius(), parentId: p.session.id, childId: c.session.id, childParent: c.session.snapshot.parent,
+  nested: c.parentView === p, covered: p.covered, recession: c.session.lastRecession,
+  settled: {parentTransform: c.session.snapshot.parentTransform || null, constant: c.session.snapshot.constant, state: c.session.snapshot.state}};
+"""
+
+
+def serve_html(html):
+    """Serves one page from another origin (a thread of this process); returns (server, url)."""
+    import functools
+    import http.server
+    import tempfile
+    root = tempfile.mkdtemp(prefix="sheet-view-")
+    with open(os.path.join(root, "index.html"), "w", encoding="utf-8") as f:
+        f.write(html)
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=root))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/index.html"
+
+
+def sheetd_parent_transform(d):
+    """What sheetd says a stacked card at rest does to its parent: the `parentTransform` of the
+    snapshot its frame stream sent when the card settled (its recede law at its constant; a GET on
+    a client-clock session answers at its last event's time, before the animation), and that constant."""
+    return d["settled"]["parentTransform"], d["settled"]["constant"]
+
+
+def drawn_matches(d, t, constant):
+    """The parent is drawn by sheetd's transform: the one the child drew it by is sheetd's, bit for
+    bit (JSON doubles compared with ==), evaluated at the constant sheetd has the child at; and the
+    card's style is sheet-client.js's recedeStyle of it for a bottom sheet at 1 px per point
+    (translate(0, −lift) scale(scale), the radius never below the card's own, the shade's opacity the
+    alpha), to the 6 significant digits CSS serializes."""
+    import re
+    r = d.get("recession") or {}
+    if not t or r.get("parent") != t or r.get("constant") != constant:
+        return False
+    m = re.fullmatch(r"translate\((-?[\d.e+-]+)px, (-?[\d.e+-]+)px\) scale\(([\d.e+-]+)\)", d["transform"] or "")
+    if not m:
+        return False
+    x, y, scale = (float(g) for g in m.groups())
+    near = lambda a, b: abs(a - b) <= 1e-5 * max(1.0, abs(b))  # noqa: E731
+    return (x == 0 and near(y, -t["lift"]) and near(scale, t["scale"]) and near(float(d["shade"]), t["alpha"])
+            and near(float(d["radius"].removesuffix("px")), max(d["own"], t["cornerRadius"])))
+
+
+def focused(driver):
+    """Where focus is: the id of the focused element, or 'SHEET#id handle' for a sheet's handle."""
+    return driver.execute_script("""
+        const a = document.activeElement;
+        if (a && a.localName === 'sheet-view' && a.shadowRoot.activeElement) return a.id + ' handle';
+        return a ? (a.id || a.localName) : null;""")
+
+
+def stacked_sheets(driver, cdp, rtt, proxy):
+    """A <sheet-view> nested in another's content, through the proxy that adds `rtt` ms."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+    label = f"stacked sheets +{rtt} ms"
+    keys = lambda *k: ActionChains(driver).send_keys(*k).perform()  # noqa: E731
+    rest_at = lambda sel, detent: wait_for(lambda: (lambda r: r if r and r["detent"] == detent and r["state"] == "resting" else None)(at_rest(driver, sel)), 30)  # noqa: E731
+    hidden = lambda sel: wait_for(lambda: (lambda r: r if r and r["state"] == "hidden" and r["closed"] else None)(at_rest(driver, sel)), 30)  # noqa: E731
+    server, url = serve_html(STACK_PAGE.format(api=proxy.url))
+    try:
+        if not check(f"{label}: the page loads, both sessions created", open_page(driver, url)):
+            return
+        # Rule: a nested <sheet-view> creates its session with the parent's session as `parent`,
+        # its id the parent's, `~`, its own (a stack lives where its root does).
+        d = driver.execute_script(DRAWN_PARENT)
+        check(f"{label}: the nested sheet's session is stacked on its parent's",
+              d["nested"] and d["childParent"] == d["parentId"] and d["childId"].startswith(d["parentId"] + "~"),
+              f"child {d['childId']} on {d['childParent']} (parent {d['parentId']})")
+        # Rule: focus goes into the child when it opens (from a control of the parent).
+        driver.execute_script("document.getElementById('open-child').focus()")
+        keys(Keys.ENTER)
+        opened = rest_at("#child", "half")
+        check(f"{label}: the child opens from the parent's button, focus on the child's handle",
+              bool(opened) and focused(driver) == "child handle", f"child at {opened and opened['detent']}, focus on {focused(driver)}")
+        # Rule: while the child is open the parent is drawn by the child's recede law at the child's
+        # constant: bit for bit sheetd's `transform` of the parent, at each detent of the child;
+        # axe-core finds nothing with the child open there.
+        axe, drawn, found = Axe(), [], {}
+        for detent in visible_detents(state(driver, "#child")):
+            move_to(driver, detent, "#child")
+            d = driver.execute_script(DRAWN_PARENT)
+            t, constant = sheetd_parent_transform(d)
+            drawn.append((detent, d["covered"] and drawn_matches(d, t, constant),
+                          f"{detent}: drew {(d['recession'] or {}).get('parent')} ({d['transform']}, shade {d['shade']}), sheetd {t}"))
+            report = axe.run(driver)
+            found[detent] = [f"{v['id']} ({len(v['nodes'])}: {v['nodes'][0]['target']})" for v in report["violations"]]
+        check(f"{label}: the parent recedes by the child's law, bit for bit sheetd's transform, at each child detent",
+              drawn and all(ok for _, ok, _ in drawn), "; ".join(x for _, _, x in drawn))
+        check(f"{label}: axe-core 4.4: 0 violations with the child open at each detent",
+              found and all(not v for v in found.values()), "; ".join(f"{k}: {v or 'none'}" for k, v in found.items()))
+        # Rule: gestures on the child move the parent on the same frame: every parentTransform of
+        # sheetd's answers and frames is the law evaluated here (0 transform mismatches), the
+        # predictions hold, and at rest the parent is drawn as sheetd says.
+        seen, stats, after = [], [], []
+        for what, pointer, dy, seconds in GESTURE_PLANS:
+            move_to(driver, "half", "#child")
+            snap, st, rest = gesture(driver, cdp, pointer, dy, seconds, "#child")
+            seen.append(f"{pointer} {what} → {snap}")
+            stats.append((f"{pointer} {what}", st or {}))
+            d = driver.execute_script(DRAWN_PARENT)
+            t, constant = sheetd_parent_transform(d)
+            after.append((f"{pointer} {what}", bool(rest) and drawn_matches(d, t, constant)))
+        check(f"{label}: gestures on the child: zero prediction and transform mismatches",
+              all(st.get("mismatches") == 0 and st.get("transformMismatches") == 0 and (st.get("transforms") or 0) > 0 for _, st in stats),
+              "; ".join(f"{g}: {st.get('mismatches')} of {st.get('predictions')} predictions, {st.get('transformMismatches')} of {st.get('transforms')} transforms"
+                        for g, st in stats) + f" ({', '.join(seen)})")
+        check(f"{label}: after each gesture on the child the parent rests drawn as sheetd says", all(ok for _, ok in after),
+              ", ".join(f"{g}: {'ok' if ok else 'differs'}" for g, ok in after))
+        # Rule: a covered parent takes no drag (sheetd would refuse it, 409 covered): with the child
+        # at tip (it leaves the parent interactive there), a touch and a mouse drag on the parent's
+        # handle send nothing and the parent stays where it is drawn.
+        move_to(driver, "tip", "#child")
+        refused = []
+        for pointer in ("touch", "mouse"):
+            driver.execute_script("document.getElementById('parent').session.resetStats()")
+            before = state(driver, "#parent")
+            x, y = before["handle"]
+            if pointer == "mouse":
+                cdp.wait([cdp.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y, "buttons": 0})])
+            gestures.perform(cdp, gestures.plan(pointer, x, y, 240.0, 0.3))
+            now = wait_for(lambda: at_rest(driver, "#parent"), 30)
+            sent = driver.execute_script("const s = document.getElementById('parent').stats; return s.samples + s.eventsSent")
+            refused.append((pointer, bool(now) and now["constant"] == before["constant"] and now["detent"] == before["detent"] and sent == 0,
+                            f"{pointer}: {before['detent']} → {now and now['detent']}, {sent} events"))
+        check(f"{label}: a covered parent does not move under a drag, nothing sent",
+              all(ok for _, ok, _ in refused), "; ".join(x for _, _, x in refused))
+        # Rule: Escape closes the top-most sheet only, and focus returns where it came from; a
+        # second Escape closes the parent, and focus returns to the page's control.
+        driver.execute_script("document.getElementById('parent').dismiss()")
+        hidden("#parent")
+        driver.execute_script("document.getElementById('open-parent').focus()")
+        keys(Keys.ENTER)
+        rest_at("#parent", "full")
+        parent_focus = focused(driver)
+        driver.execute_script("document.getElementById('open-child').focus()")
+        keys(Keys.ENTER)
+        rest_at("#child", "half")
+        keys(Keys.ESCAPE)
+        child_gone = hidden("#child")
+        parent_there = at_rest(driver, "#parent")
+        back = focused(driver)
+        check(f"{label}: Escape closes only the child, focus back on the parent's button",
+              bool(child_gone) and bool(parent_there) and parent_there["state"] == "resting" and back == "open-child" and parent_focus == "parent handle",
+              f"child {child_gone and child_gone['state']}, parent {parent_there and parent_there['detent']}, focus {back} (on opening the parent: {parent_focus})")
+        keys(Keys.ESCAPE)
+        parent_gone = hidden("#parent")
+        check(f"{label}: a second Escape closes the parent, focus back on the page's button",
+              bool(parent_gone) and focused(driver) == "open-parent", f"parent {parent_gone and parent_gone['state']}, focus {focused(driver)}")
+        # Rule: closing the parent cascades: sheetd closes the open child with it at one instant
+        # (its answer lists the child), the child plays the dismiss sheetd started for it from
+        # that instant, both come to rest hidden, focus returns to the page's button.
+        keys(Keys.ENTER)
+        rest_at("#parent", "full")
+        driver.execute_script("document.getElementById('open-child').focus()")
+        keys(Keys.ENTER)
+        rest_at("#child", "half")
+        driver.execute_script("""
+            const s = document.getElementById('child').session, follow = s._followCascade.bind(s);
+            window.__followed = null;
+            s._followCascade = async (t) => { window.__followed = {time: t}; await follow(t); window.__followed.animation = s.snapshot.animation; };""")
+        r = driver.execute_async_script("const done = arguments[arguments.length - 1];"
+                                        "document.getElementById('parent').dismiss().then((r) => done(r && {cascade: r.cascade, time: r.time, animation: r.animation}))")
+        both = hidden("#child") and hidden("#parent")
+        followed = driver.execute_script("return window.__followed")
+        child_id = driver.execute_script("return document.getElementById('child').session.id")
+        anim = (followed or {}).get("animation") or {}
+        check(f"{label}: dismissing the parent closes both from one instant (cascade)",
+              bool(r) and r.get("cascade") == [child_id] and bool(both) and followed and followed["time"] == r["time"]
+              and anim.get("startTime") == (r.get("animation") or {}).get("startTime") and anim.get("detent") == "hidden",
+              f"cascade {r and r.get('cascade')}, at {r and r.get('time')}; the child followed from {followed and followed['time']}, "
+              f"its dismiss from {anim.get('startTime')}, the parent's from {(r or {}).get('animation', {}).get('startTime')}")
+        check(f"{label}: after the cascade focus is back on the page's button", focused(driver) == "open-parent", f"focus {focused(driver)}")
+        errors = console_errors(driver)
+        check(f"{label}: no console errors", not errors, "; ".join(errors)[:300])
+    finally:
+        server.shutdown()
+
+
+def checkout_stack(driver):
+    """checkout.html: its card details sheet is nested in the checkout sheet, which recedes behind it."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+    name = "checkout.html"
+    if not check(f"{name}: the page loads, both sheets' sessions created", open_page(driver, f"{API}examples/{name}")):
+        return
+    driver.execute_script("document.querySelector('#checkout .pay').focus()")
+    ActionChains(driver).send_keys(Keys.ENTER).perform()
+    opened = wait_for(lambda: (lambda r: r if r and r["state"] == "resting" else None)(at_rest(driver, "#pay-sheet")), 30)
+    d = driver.execute_script(DRAWN_PARENT, "checkout", "pay-sheet")
+    t, constant = sheetd_parent_transform(d)
+    check(f"{name}: the card details sheet stacks on the checkout, which recedes by its law (bit for bit sheetd's parentTransform)",
+          bool(opened) and d["nested"] and d["childParent"] == d["parentId"] and t and t["scale"] < 1 and drawn_matches(d, t, constant),
+          f"card details at {opened and opened['detent']}; checkout drawn {d['transform']}, shade {d['shade']}; sheetd {t}")
+    report = Axe().run(driver)
+    found = [f"{v['id']} ({len(v['nodes'])}: {v['nodes'][0]['target']})" for v in report["violations"]]
+    check(f"{name}: axe-core 4.4: 0 violations with the card details open", not found, "; ".join(found) or "none")
+    ActionChains(driver).send_keys(Keys.ESCAPE).perform()
+    gone = wait_for(lambda: (lambda r: r if r and r["state"] == "hidden" and r["closed"] else None)(at_rest(driver, "#pay-sheet")), 30)
+    parent = at_rest(driver, "#checkout")
+    back = driver.execute_script("return document.activeElement.className")
+    check(f"{name}: Escape closes the card details only, focus back on the checkout's button",
+          bool(gone) and bool(parent) and parent["state"] == "resting" and back == "pay", f"checkout {parent and parent['detent']}, focus on .{back}")
+
+
 class Part:
     """One independent part of the test: `run(driver, cdp)` on a browser of its own while it runs;
     its results are kept (`check` in its thread) and printed in the parts' order."""
@@ -530,6 +774,11 @@ def main():
         # Each example's gestures and taps through each proxy (10 to 20 s each; +200 ms the longest);
         # the same-snaps check of an example follows its two parts.
         *[Part(f"{name}: gestures +{rtt} ms", 3 + rtt, gestures_part(name, rtt)) for name in EXAMPLES for rtt in RTTS],
+        # Stacks: checkout.html's card details nested in its checkout sheet (a few seconds), and a
+        # parent with a nested sheet through each proxy (recession, covered, Escape, focus, cascade, axe).
+        Part("checkout.html: a stacked sheet", 1, lambda driver, cdp: checkout_stack(driver)),
+        *[Part(f"stacked sheets +{rtt} ms", 3 + rtt, (lambda rtt: lambda driver, cdp: stacked_sheets(driver, cdp, rtt, proxies[rtt]))(rtt))
+          for rtt in RTTS],
         # First and second visit, bytes and 304s (each its own browser cache, cleared first).
         Part("long-list.html: visits", 1, lambda driver, cdp: visits(driver, "examples/long-list.html", "long-list.html")),
         Part("the demo page: visits", 1, lambda driver, cdp: visits(driver, "", "the demo page")),

@@ -32,7 +32,9 @@ export interface SheetViewEventMap extends HTMLElementEventMap {
 /**
  * A bottom sheet on sheetd's physics. Attributes: `preset`, `detent`, `open`, `label`, `fit`,
  * `server`, and every option of the preset in kebab-case (the catalog, `GET /presets`, says
- * which); the options are also properties, in camelCase, once the catalog is read.
+ * which); the options are also properties, in camelCase, once the catalog is read. A <sheet-view>
+ * nested in another's content is stacked on it (sheetd's `parent`): the parent recedes by the
+ * child's recede law while the child is open.
  */
 export declare class SheetView extends HTMLElement {
     static readonly observedAttributes: string[];
@@ -52,14 +54,18 @@ export declare class SheetView extends HTMLElement {
     readonly state: string;
     /** The session's effective options; setting some replaces the session with them. */
     options: Record<string, unknown>;
-    /** The client's prediction counters. */
+    /** The client's prediction counters (with a stack's `transforms` and `transformMismatches`). */
     readonly stats: PredictionStats | null;
+    /** The <sheet-view> this one is stacked on: the one whose content holds it (null: a root sheet). */
+    readonly parentView: SheetView | null;
+    /** Whether an open sheet is stacked on this one (it recedes, takes no drag, key or tap; dismiss() closes the stack). */
+    readonly covered: boolean;
     /** Any option of the catalog, by its camelCase name. */
     [option: string]: unknown;
 
     /** Presents the sheet, or moves it to `detent`. */
     show(detent?: string): Promise<Result | null>;
-    /** Dismisses the sheet (to the preset's dismissTarget). */
+    /** Dismisses the sheet (to the preset's dismissTarget); a covered one closes with the sheets stacked on it (cascade). */
     dismiss(): Promise<Result | null>;
     /** One detent up (-1) or down (+1); down from the lowest visible one dismisses where the preset can hide. */
     step(direction: number): Promise<Result | null>;

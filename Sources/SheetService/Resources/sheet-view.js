@@ -22,10 +22,23 @@
 //   never from a list kept here; as properties too, in camelCase, once the catalog is read.
 // Events: `snap` (detail: detent, reason, dismiss, constant), `settle` (detail: state, detent),
 // `dismiss` (the sheet came to rest hidden), `ready` (the session exists).
-// Methods: show(detent?), dismiss(), step(direction: -1 up | +1 down).
+// Methods: show(detent?), dismiss(), step(direction: -1 up | +1 down). Properties besides the
+// attributes: session, presetInfo, ready, state, options, stats, parentView (the sheet this one is
+// stacked on), covered (an open sheet is stacked on this one).
 // Styling: CSS custom properties (--sheet-background, --sheet-radius, --sheet-shadow,
 // --sheet-backdrop, --sheet-handle-color, --sheet-max-width, --sheet-padding) and ::part(card),
 // ::part(handle), ::part(grabber), ::part(content), ::part(backdrop).
+//
+// Stacks: a <sheet-view> placed inside another's content is stacked on it (sheetd's stacks: its
+// session names the other's as `parent`). While it is open the sheet beneath is covered: drawn by
+// the child's published recede law at the child's drawn constant (scaled, lifted, its corners and a
+// shade, on the same frame as the child), it takes no drag, key or tap (sheetd would refuse them:
+// 409 `covered`), Escape closes the top-most sheet only, and dismiss() on it closes the stack
+// (`cascade`, one instant). Nesting, not an attribute naming another sheet: the markup says which
+// sheet opens from which (the child's content is part of its parent's), nothing has to be looked
+// up by id or ordered, and a stack lives in one subtree, so it is moved or removed whole. The
+// nested element is shown in the top layer (a manual popover), so the parent's transform and
+// scrolling content do not hold it.
 //
 // Accessibility: role=dialog on the element, aria-modal while the backdrop dims the page (a detent
 // the preset leaves undimmed is non-modal: the page stays usable), named by `label` or the first
@@ -84,13 +97,14 @@ const kebab = (s) => s.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
 
 const STYLE = `
 :host { position: fixed; inset: 0; z-index: var(--sheet-z, 10); pointer-events: none; display: block;
-  contain: strict; --sheet-background: Canvas; }
+  contain: strict; --sheet-background: Canvas; width: auto; height: auto; margin: 0; border: 0; padding: 0;
+  background: none; overflow: visible; }
 :host(:not([data-state])) .card, :host([data-closed]) .card { visibility: hidden; }
 .backdrop { position: absolute; inset: 0; background: var(--sheet-backdrop, #000); opacity: 0; pointer-events: none;
   -webkit-tap-highlight-color: transparent; }
 .backdrop.on { pointer-events: auto; }
 .card { position: absolute; left: 0; right: 0; top: 0; margin: 0 auto; max-width: var(--sheet-max-width, 640px);
-  display: flex; flex-direction: column; pointer-events: auto; will-change: transform; box-sizing: border-box;
+  display: flex; flex-direction: column; pointer-events: auto; will-change: translate, transform; box-sizing: border-box;
   background: var(--sheet-background); color: var(--sheet-color, CanvasText);
   border-radius: var(--sheet-radius, 14px) var(--sheet-radius, 14px) 0 0;
   box-shadow: var(--sheet-shadow, 0 -2px 18px rgb(0 0 0 / 0.18)); overscroll-behavior: contain; }
@@ -103,6 +117,8 @@ const STYLE = `
   padding: var(--sheet-padding, 0 16px calc(16px + var(--sab, 0px))); box-sizing: border-box; touch-action: none; }
 .content.native { touch-action: pan-y; }
 .content:focus-visible { outline: 2px solid var(--sheet-focus, Highlight); outline-offset: -2px; }
+.shade { position: absolute; inset: 0; background: var(--sheet-shade, #000); opacity: 0; pointer-events: none;
+  border-radius: inherit; }
 .live { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 .probe { position: absolute; visibility: hidden; padding: env(safe-area-inset-top) 0 env(safe-area-inset-bottom); }
 `;
@@ -116,17 +132,28 @@ export class SheetView extends HTMLElement {
         const root = this.attachShadow({ mode: "open" });
         root.innerHTML = `<style>${STYLE}</style><div class="backdrop" part="backdrop"></div>`
             + `<div class="card" part="card"><button class="handle" part="handle" type="button"><span class="grabber" part="grabber"></span></button>`
-            + `<div class="content" part="content"><slot></slot></div></div><div class="live" aria-live="polite"></div><div class="probe"></div>`;
+            + `<div class="content" part="content"><slot></slot></div><div class="shade" part="shade"></div></div><div class="live" aria-live="polite"></div><div class="probe"></div>`;
         const $ = (/** @type {string} */ selector) => /** @type {HTMLElement} */ (root.querySelector(selector));
         this._backdrop = $(".backdrop");
         this._card = $(".card");
         this._handle = /** @type {HTMLButtonElement} */ ($(".handle"));
         this._content = $(".content");
         this._live = $(".live");
+        this._shade = $(".shade");
+        // The sheet this one is stacked on (set while connected inside another's content), and those stacked on this one.
+        /** @type {SheetView | null} */
+        this._parentView = null;
+        /** @type {Set<SheetView>} */
+        this._stacked = new Set();
+        /** The card's own top corner radius, px (read before a recession draws over it). @type {number | null} */
+        this._radius = null;
         this._probe = $(".probe");
         /** @type {SheetClient | null} */
         this._client = null;
-        /** The session (null until `ready`). @type {SheetSession | null} */
+        /**
+         * The session (null until `ready`).
+         * @type {SheetSession | null}
+         */
         this.session = null;
         /** The preset's catalog entry. @type {PresetInfo | null} */
         this.presetInfo = null;
@@ -184,6 +211,19 @@ export class SheetView extends HTMLElement {
     /** The client's prediction counters (`sheet.stats` of sheet-client.js). */
     get stats() { return this.session?.stats ?? null; }
 
+    /** The <sheet-view> this one is stacked on (the one whose content holds it), or null. */
+    get parentView() { return this._parentView; }
+
+    /**
+     * Whether an open sheet is stacked on this one: it is drawn by that sheet's recede law and
+     * takes no drag, key or tap (sheetd refuses them: 409 `covered`); dismiss() closes the stack.
+     */
+    get covered() {
+        if (this.session?.coveredAt()) return true;
+        for (const view of this._stacked) if (view._open) return true;
+        return false;
+    }
+
     /**
      * Presents the sheet, or moves it to `detent`.
      * @param {string} [detent]
@@ -192,6 +232,7 @@ export class SheetView extends HTMLElement {
     async show(detent) {
         await this.ready;
         const session = /** @type {SheetSession} */ (this.session);
+        if (this.covered) return null; // sheetd would refuse it (409 `covered`): the sheet above it is open
         if (session.snapshot.state === "hidden" && !this._open) {
             this._rememberFocus();
             this._opened(true); // shown (off-screen, at the hidden constant) and focused as it comes in
@@ -201,13 +242,15 @@ export class SheetView extends HTMLElement {
     }
 
     /**
-     * Dismisses the sheet (where the preset sends a dismissal: its dismissTarget).
+     * Dismisses the sheet (where the preset sends a dismissal: its dismissTarget); a covered sheet
+     * closes with the open sheets stacked on it, at one instant (sheetd's `cascade`).
      * @returns {Promise<Result | null>}
      */
     async dismiss() {
         await this.ready;
         const session = /** @type {SheetSession} */ (this.session);
-        return this._act(() => session.dismiss({ time: clientTime() }));
+        const cascade = this.covered;
+        return this._act(() => session.dismiss({ time: clientTime(), cascade }));
     }
 
     /**
@@ -218,6 +261,7 @@ export class SheetView extends HTMLElement {
      */
     async step(direction) {
         await this.ready;
+        if (this.covered) return null; // the sheet above it is open
         const snapshot = /** @type {SheetSession} */ (this.session).snapshot;
         const list = Object.entries(snapshot.detents).sort((a, b) => a[1] - b[1]);
         const here = snapshot.detents[this._target ?? ""] ?? this._drawn.constant;
@@ -232,6 +276,19 @@ export class SheetView extends HTMLElement {
     connectedCallback() {
         if (!this.hasAttribute("role")) this.setAttribute("role", "dialog");
         this._upgradeProperties();
+        // Nested in another <sheet-view>'s content: stacked on it, drawn in the top layer (a manual
+        // popover), where neither the parent's transform nor its scrolling content holds it.
+        const parent = this.parentElement?.closest("sheet-view");
+        this._parentView = parent instanceof SheetView ? parent : null;
+        if (this._parentView) {
+            this._parentView._stacked.add(this);
+            this._parentView.addEventListener("ready", this._onParentReady);
+            const popover = /** @type {{showPopover?: () => void}} */ (/** @type {unknown} */ (this));
+            if (typeof popover.showPopover === "function") {
+                if (!this.hasAttribute("popover")) this.setAttribute("popover", "manual");
+                try { popover.showPopover(); } catch { /* already shown */ }
+            }
+        }
         this._start();
         addEventListener("resize", this._onResize);
         visualViewport?.addEventListener("resize", this._onResize);
@@ -240,6 +297,13 @@ export class SheetView extends HTMLElement {
     }
 
     disconnectedCallback() {
+        const parent = this._parentView;
+        if (parent) {
+            parent._stacked.delete(this);
+            parent.removeEventListener("ready", this._onParentReady);
+            parent._unrecede();
+            this._parentView = null;
+        }
         removeEventListener("resize", this._onResize);
         visualViewport?.removeEventListener("resize", this._onResize);
         document.removeEventListener("keydown", this._onDocumentKey);
@@ -263,8 +327,14 @@ export class SheetView extends HTMLElement {
 
     // ------------------------------------------------------------ the session
 
-    /** The client for `server` (default: the sheetd this module came from). */
+    /**
+     * The client for `server` (default: the sheetd this module came from).
+     * @returns {SheetClient}
+     */
     _clientFor() {
+        // A stacked sheet shares its parent's client: one clock, and the client finds a stack's
+        // cards by each other (the parent's covering child, the cards a cascade closes).
+        if (this._parentView) return this._parentView._clientFor();
         const server = this.getAttribute("server");
         const base = server ? new URL(server, location.href) : new URL(".", import.meta.url);
         if (!this._client || this._client.baseURL.href !== new URL(".", base).href) {
@@ -322,6 +392,7 @@ export class SheetView extends HTMLElement {
         const slot = /** @type {HTMLSlotElement} */ (this._content.querySelector("slot"));
         let height = 0;
         for (const node of slot.assignedElements()) {
+            if (node instanceof SheetView) continue; // a sheet stacked on this one is drawn on its own
             const r = node.getBoundingClientRect();
             const style = getComputedStyle(node);
             height += r.height + (parseFloat(style.marginTop) || 0) + (parseFloat(style.marginBottom) || 0);
@@ -341,12 +412,26 @@ export class SheetView extends HTMLElement {
         const options = this._optionsFor(info);
         if (Object.keys(options).length) config.options = options;
         if (detent) config.initialDetent = detent;
+        const parent = this._parentView?.session;
+        if (parent) config.parent = parent.id;
         return config;
     }
 
     async _start() {
         const generation = ++this._generation;
         try {
+            // Stacked: created once the parent's session exists (its id is this one's `parent`).
+            const parentView = this._parentView;
+            if (parentView) {
+                await parentView.ready;
+                if (generation !== this._generation) return;
+                this._stream?.close();
+                const old = this.session;
+                if (old && old.snapshot.parent !== parentView.session?.id) {
+                    this.session = null;
+                    old.delete().catch(() => {});
+                }
+            }
             const catalog = await this._catalog();
             const name = this.getAttribute("preset");
             const info = name ? catalog.find((p) => p.name === name) : catalog[0];
@@ -355,10 +440,26 @@ export class SheetView extends HTMLElement {
             this._defineOptionProperties(catalog);
             if (info.constraint === "offset") console.warn(`<sheet-view>: ${info.name} moves a cell, not a sheet; it is drawn as a sheet`);
             const open = this.getAttribute("detent") ?? (this.hasAttribute("open") ? info.showDefault : null);
-            const id = "view-" + Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(36).padStart(2, "0")).join("");
+            const suffix = Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(36).padStart(2, "0")).join("");
+            // A stacked sheet's id is its parent's, `~`, its own: deploy/'s routers hash an id up to
+            // its first `~`, so a stack lives on one instance (docs/HTTP.md, "Stacks").
+            /** @type {SheetSession | null | undefined} */
+            const parentSession = parentView?.session;
+            /** @type {string} */
+            const id = parentSession ? `${parentSession.id}~${suffix}` : "view-" + suffix;
+            /** @type {SheetSession} */
             const session = await this._clientFor().createSession(this._config(info, open), id);
             if (generation !== this._generation) { session.delete().catch(() => {}); return; }
             this.session = session;
+            // What a 409 `covered` says: nothing moved (the client predicted nothing); the card is
+            // drawn where it is, and the refusal is announced, not thrown at the page.
+            session.onCovered = () => {
+                this._announce("Covered by the sheet above it");
+                if (!this._drag) this._animate();
+            };
+            if (parentView && parentSession) {
+                session.recedeInto({ parent: { element: parentView._card, shade: parentView._shade, radius: parentView._ownRadius() } });
+            }
             this._adopt(session.snapshot);
             this._openStream(generation);
             this._observeContent();
@@ -437,7 +538,7 @@ export class SheetView extends HTMLElement {
             else if (typeof (/** @type {any} */ (this.session))?.layout === "function") this._viewportChanged();
         });
         const slot = /** @type {HTMLSlotElement} */ (this._content.querySelector("slot"));
-        for (const node of slot.assignedElements()) this._contentObserver.observe(node);
+        for (const node of slot.assignedElements()) if (!(node instanceof SheetView)) this._contentObserver.observe(node);
     }
 
     /** @type {ResizeObserver | undefined} */
@@ -476,9 +577,14 @@ export class SheetView extends HTMLElement {
 
     /** @param {number} constant @param {number} alpha */
     _draw(constant, alpha) {
-        const s = /** @type {SheetSession} */ (this.session).snapshot;
+        const session = /** @type {SheetSession} */ (this.session);
+        const s = session.snapshot;
         this._drawn = { constant, alpha };
-        this._card.style.transform = `translate3d(0, ${this._top(s, constant)}px, 0)`;
+        // Where the card is: `translate`, so that `transform` stays free for what a sheet stacked
+        // on this one draws (its recession composes after the position, about the card's own box).
+        this._card.style.setProperty("translate", `0 ${this._top(s, constant)}px`);
+        // Stacked: the parent drawn by this card's recede law at the constant drawn here, on the same frame.
+        if (s.parent && session.recedeTargets.parent) session.drawRecession(constant);
         this._backdrop.style.opacity = String(alpha * this._backdropOpacity);
         this._backdrop.classList.toggle("on", alpha > 0.01);
     }
@@ -553,12 +659,54 @@ export class SheetView extends HTMLElement {
             this.removeAttribute("aria-labelledby");
             return;
         }
-        const heading = this.querySelector("h1, h2, h3, h4, h5, h6, [role=heading]");
+        const heading = Array.from(this.querySelectorAll("h1, h2, h3, h4, h5, h6, [role=heading]")).find((h) => h.closest("sheet-view") === this);
         if (heading) {
             if (!heading.id) heading.id = `sheet-label-${Math.random().toString(36).slice(2, 8)}`;
             this.setAttribute("aria-labelledby", heading.id);
         } else if (!this.hasAttribute("aria-label")) {
             this.setAttribute("aria-label", "Sheet");
+        }
+    }
+
+    /** The card's own top corner radius, px, as styled (before a recession draws over it). */
+    _ownRadius() {
+        if (this._radius === null) {
+            const inline = this._card.style.borderTopLeftRadius;
+            this._card.style.borderTopLeftRadius = "";
+            this._radius = parseFloat(getComputedStyle(this._card).borderTopLeftRadius) || 0;
+            this._card.style.borderTopLeftRadius = inline;
+        }
+        return this._radius;
+    }
+
+    /** No sheet stacked on this one draws it any more: its own transform, corners and shade. */
+    _unrecede() {
+        const style = this._card.style;
+        style.transform = "";
+        style.transformOrigin = "";
+        style.borderTopLeftRadius = "";
+        style.borderTopRightRadius = "";
+        this._shade.style.opacity = "0";
+    }
+
+    /** @type {() => void} the parent has a session (again): a stacked sheet is created on it */
+    _onParentReady = () => {
+        const parent = this._parentView?.session;
+        if (parent && this.session && this.session.snapshot.parent !== parent.id) this._start();
+    };
+
+    /**
+     * A cascade (this sheet's dismiss closed the open sheets stacked above it, sheetd's answer
+     * lists them): each of those plays the dismiss sheetd started for it (sheet-client.js follows
+     * it, from the same instant); here they are drawn.
+     * @param {string[]} ids
+     */
+    _cascaded(ids) {
+        for (const view of Array.from(this.querySelectorAll("sheet-view"))) {
+            if (view instanceof SheetView && view.session && ids.includes(view.session.id)) {
+                view._target = "hidden";
+                view._animate();
+            }
         }
     }
 
@@ -582,13 +730,14 @@ export class SheetView extends HTMLElement {
         } catch (error) {
             const e = /** @type {any} */ (error);
             if (e.code === "session-not-found") this._start();
-            else if (e.code !== "conflict") console.error("<sheet-view>:", e);
+            else if (e.code !== "conflict" && e.code !== "covered") console.error("<sheet-view>:", e); // covered: onCovered said so
             return null;
         }
     }
 
     /** @param {Result} r */
     _result(r) {
+        if (r.cascade?.length) this._cascaded(r.cascade);
         if (r.animation) {
             this._target = r.animation.detent;
             this._jumpTo = { constant: r.animation.to, alpha: r.animation.toAlpha };
@@ -677,7 +826,8 @@ export class SheetView extends HTMLElement {
     /** The elements of the sheet a Tab reaches, in order: the handle, the scrolling content, the content's. */
     _tabbable() {
         const inside = Array.from(this.querySelectorAll(FOCUSABLE)).filter(
-            /** @returns {e is HTMLElement} */ (e) => e instanceof HTMLElement && !e.closest("[inert]") && e.getClientRects().length > 0);
+            /** @returns {e is HTMLElement} */ (e) => e instanceof HTMLElement && !e.closest("[inert]") && e.closest("sheet-view") === this
+                && e.getClientRects().length > 0);
         return [this._handle, ...(this._content.hasAttribute("tabindex") ? [this._content] : []), ...inside];
     }
 
@@ -703,6 +853,8 @@ export class SheetView extends HTMLElement {
         /** @param {KeyboardEvent} e */
         this._onDocumentKey = (e) => {
             if (!this.session || this.session.snapshot.state === "hidden" && !this._open) return;
+            // The top-most sheet takes Escape and Tab: a covered one leaves them to the sheet above it.
+            if (e.defaultPrevented || this.covered) return;
             if (e.key === "Escape" && this._open) {
                 e.preventDefault();
                 this.dismiss();
@@ -717,14 +869,14 @@ export class SheetView extends HTMLElement {
         /** @param {FocusEvent} e */
         this._onFocusIn = (e) => {
             // Kept inside while modal: focus that lands outside (a click, a script) comes back.
-            if (this._modal && this._open && e.target instanceof Node && !this.contains(e.target) && e.target !== this) {
+            if (this._modal && this._open && !this.covered && e.target instanceof Node && !this.contains(e.target) && e.target !== this) {
                 this._handle.focus({ preventScroll: true });
             }
         };
         this._handle.addEventListener("keydown", (e) => {
             if (e.altKey || e.metaKey || e.ctrlKey) return;
             const s = this.session?.snapshot;
-            if (!s) return;
+            if (!s || this.covered) return;
             const visible = Object.entries(s.detents).filter(([n]) => n !== "hidden").sort((a, b) => a[1] - b[1]);
             if (e.key === "ArrowUp") this.step(-1);
             else if (e.key === "ArrowDown") this.step(+1);
@@ -737,7 +889,7 @@ export class SheetView extends HTMLElement {
         this._handle.addEventListener("click", (e) => {
             if (performance.now() - this._lastDragEnd < 400 && e.detail > 0) return; // the end of a drag, not a press
             const s = this.session?.snapshot;
-            if (!s) return;
+            if (!s || this.covered) return;
             const visible = Object.entries(s.detents).filter(([n]) => n !== "hidden").sort((a, b) => a[1] - b[1]);
             const here = s.detents[this._target ?? ""] ?? this._drawn.constant;
             if (visible.length && here <= visible[0][1] + 0.01) this.show(visible[visible.length - 1][0]);
@@ -749,7 +901,7 @@ export class SheetView extends HTMLElement {
         let pressed = null;
         this._backdrop.addEventListener("pointerdown", (e) => { pressed = e.pointerId; });
         this._backdrop.addEventListener("pointerup", (e) => {
-            if (pressed === e.pointerId && this._drawn.alpha > 0.01) this.dismiss();
+            if (pressed === e.pointerId && this._drawn.alpha > 0.01 && !this.covered) this.dismiss();
             pressed = null;
         });
         this._backdrop.addEventListener("pointercancel", () => { pressed = null; });
@@ -769,6 +921,14 @@ export class SheetView extends HTMLElement {
     _down(e) {
         const session = this.session;
         if (!session || this._drag || (e.pointerType === "mouse" && e.button !== 0)) return;
+        // A press on a sheet stacked on this one (nested in its content) is that sheet's.
+        if (e.composedPath().find((n) => n instanceof SheetView) !== this) return;
+        // Covered: an open sheet stacked on this one holds it; sheetd would refuse the drag (409
+        // `covered`), so none is sent and the card stays where it is drawn.
+        if (this.covered) {
+            e.preventDefault();
+            return;
+        }
         const inContent = e.composedPath().includes(this._content);
         // A press on a control of the content stays the control's (a button, a field, a link).
         if (inContent && e.target instanceof Element && e.target.closest("a, button, input, select, textarea, label, [contenteditable]")) return;
