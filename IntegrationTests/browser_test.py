@@ -132,10 +132,10 @@ def load(driver, url, label):
 
 
 def grab_point(driver):
-    """The card's grabber area, in viewport pixels."""
+    """The card's grabber area (the handle of the page's <sheet-view>: its card part), in viewport pixels."""
     return driver.execute_script(
-        "const r = document.querySelector('#card').getBoundingClientRect();"
-        "return [Math.round(r.left + r.width / 2), Math.round(r.top + 14)];")
+        "const r = window.sheetDemo.card().getBoundingClientRect();"
+        "return [Math.round(r.left + r.width / 2), Math.round(r.top + 10)];")
 
 
 def last_result(driver):
@@ -208,12 +208,20 @@ def agrees_with_server(driver, label):
 
 
 def keyboard_and_dimmer(driver):
-    card = driver.find_element(By.ID, "card")
-    driver.execute_script("arguments[0].focus()", card)
-    focused = driver.execute_script("return document.activeElement.id === 'card' && getComputedStyle(document.activeElement).boxShadow !== 'none'")
+    """The element's handle (a button) from the keyboard: Home, ArrowDown, Escape (the element's);
+    with the sheet closed, focus on the page: ArrowUp (the page steps the element), then the handle
+    again (focus moved in as it opened); a tap on the element's backdrop dismisses."""
     start = phone_state(driver)
+    # the handle (a closed sheet's takes no focus: the key goes to the page, which opens it, and
+    # focus moves in as it opens)
+    driver.execute_script("window.sheetDemo.handle().focus()")
     ActionChains(driver).send_keys(Keys.HOME).perform()  # the top-most detent, a known start
     s0 = wait_settled(driver, start["settled"]) or phone_state(driver)
+    # focus on the handle inside the <sheet-view>, drawn visibly (a keyboard user's focus ring)
+    focused = driver.execute_script(
+        "const h = window.sheetDemo.handle();"
+        "return document.activeElement === window.sheetDemo.sheet && h.getRootNode().activeElement === h"
+        " && h.matches(':focus-visible') && getComputedStyle(h).outlineStyle !== 'none'")
     detents = get_json(f"sessions/{s0['session']}")["detents"]
     order = sorted(detents, key=lambda n: detents[n])
     ActionChains(driver).send_keys(Keys.ARROW_DOWN).perform()
@@ -232,17 +240,62 @@ def keyboard_and_dimmer(driver):
     s4 = wait_settled(driver, s3["settled"]) or phone_state(driver)
     check("keyboard: ArrowUp moves the card up", s4["state"] == "resting" and detents[s4["detent"]] < detents[s3["detent"]],
           f"hidden → {s3['detent']} → {s4['detent']}")
-    check("focus is visible on the card", bool(focused))
+    check("focus is visible on the card's handle", bool(focused))
     alpha = float(dataset(driver, "alpha"))
     driver.execute_script("window.scrollTo(0, 0)")
-    x, y = driver.execute_script(  # a point on the dimmer above the card
-        "const r = document.querySelector('#dimmer').getBoundingClientRect();"
+    x, y = driver.execute_script(  # a point of the screen above the card: the element's backdrop (contained: the screen)
+        "const r = document.querySelector('#screen').getBoundingClientRect();"
         "return [Math.round(r.left + r.width / 2), Math.round(r.top + r.height * 0.2)];")
+    on_backdrop = driver.execute_script(
+        "const e = window.sheetDemo.sheet.shadowRoot.elementFromPoint(arguments[0], arguments[1]);"
+        "return !!e && e.matches('[part~=backdrop]')", x, y)
+    check("the point tapped is the element's backdrop", on_backdrop)
     tap = ActionBuilder(driver, mouse=PointerInput(interaction.POINTER_TOUCH, "finger"), duration=40)
     tap.pointer_action.move_to_location(x, y).pointer_down().pointer_up()
     tap.perform()
     s5 = wait_settled(driver, s4["settled"]) or phone_state(driver)
     check("tapping the dimmer dismisses", alpha > 0 and s5["state"] == "hidden", f"alpha {alpha:.2f}, state {s5['state']}")
+
+
+def demo_is_the_element(driver):
+    """The card is a <sheet-view> in the phone (contained, the device's geometry, the phone's
+    scale), and the page shows the markup it uses."""
+    out = driver.execute_script(
+        "const sheet = document.querySelector('#screen > sheet-view');"
+        "const screen = document.querySelector('#screen').getBoundingClientRect();"
+        "const s = sheet && sheet.session && sheet.session.snapshot;"
+        "return {element: !!sheet && sheet === window.sheetDemo.sheet && customElements.get('sheet-view') === sheet.constructor,"
+        " contained: !!sheet && sheet.contained && getComputedStyle(sheet).position === 'absolute',"
+        " geometry: s ? s.geometry : null, preset: s ? s.preset : null, scale: sheet ? sheet.scale : null,"
+        " phoneScale: s ? screen.height / s.geometry.height : null, markup: document.querySelector('#markup').textContent}")
+    check("the card is the page's <sheet-view>, placed in the phone's screen (contained)", out["element"] and out["contained"])
+    g = out["geometry"] or {}
+    check("the element's session has the device's geometry (iPhone 14), not the window's",
+          (g.get("height"), g.get("safeAreaTop"), g.get("safeAreaBottom")) == (844, 47, 34), f"geometry {g}")
+    check("the element's scale (px per point) is the phone's as drawn",
+          out["scale"] and out["phoneScale"] and abs(out["scale"] - out["phoneScale"]) < 1e-3,
+          f"element {out['scale']}, phone {out['phoneScale']}")
+    markup = out["markup"] or ""
+    check("the page shows the markup it uses (a <sheet-view> with its preset, the geometry, the events)",
+          "<sheet-view " in markup and f'preset="{out["preset"]}"' in markup and "contained" in markup
+          and "sheet.geometry = " in markup and '"frame"' in markup and '"result"' in markup, markup[:200])
+
+
+def axe_at_each_detent(driver):
+    """axe-core 4.4 (axe-core-python) on the demo page with the card at each visible detent."""
+    from axe_core_python.selenium import Axe  # the kit's pin (element-test's too)
+    s = phone_state(driver)
+    detents = get_json(f"sessions/{s['session']}")["detents"]
+    found = {}
+    for name in sorted((n for n in detents if n != "hidden"), key=lambda n: detents[n]):
+        s = phone_state(driver)
+        driver.find_element(By.CSS_SELECTOR, f"#detent-buttons [data-detent='{name}']").click()
+        if not (s["detent"] == name and s["state"] == "resting"):
+            wait_settled(driver, s["settled"])
+        report = Axe().run(driver)
+        found[name] = [f"{v['id']} ({len(v['nodes'])}: {v['nodes'][0]['target']})" for v in report["violations"]]
+    check("the demo page: axe-core 4.4: 0 violations with the card at each detent",
+          found and all(not v for v in found.values()), "; ".join(f"{d}: {v or 'none'}" for d, v in found.items()))
 
 
 def reduced_motion(driver):
@@ -1157,6 +1210,7 @@ def main():
         if load(driver, API, "same origin"):
             presets = driver.execute_script("return document.querySelectorAll('#presets input').length")
             check("preset picker lists GET /presets", presets == len(get_json("presets")["presets"]), f"{presets} presets")
+            demo_is_the_element(driver)
             release_map(driver, "same origin")
             before, mid, after = scripted_drag(driver, -160, "same origin", "mid-drag.png")
             check("a scripted pointer drag moves the card", mid["state"] == "dragging" and mid["constant"] < before["constant"] - 100,
@@ -1192,6 +1246,7 @@ def main():
                     driver.find_element(By.CSS_SELECTOR, "#detent-buttons [data-detent]").click()
                     wait_settled(driver, s0["settled"])
             keyboard_and_dimmer(driver)
+            axe_at_each_detent(driver)
             reduced_motion(driver)
             release_law_in_javascript(driver)
             steps_and_reduced_motion(driver)

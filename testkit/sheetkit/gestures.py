@@ -25,6 +25,8 @@ HZ = 120.0
 DRAG_PX, DRAG_SPEED = 600.0, 1000.0  # screen px, px/s
 FLICK_PX, FLICK_S = 180.0, 0.100  # 1800 px/s: clear of facebook's 1500 pt/s threshold at scale 1
 GESTURES = ["drag", "flickDown", "flickUp"]
+# The card: the demo's hook (its <sheet-view>'s card part), or an element with id `card`.
+CARD_JS = "(window.sheetDemo?.card?.() ?? document.querySelector('#card'))"
 
 # ---------------------------------------------------------------- the recorder (injected)
 
@@ -32,7 +34,7 @@ RECORDER = r"""
 (() => {
   if (window.__lat) return;
   const R = window.__lat = { on: false, events: [], frames: [], down: false, lastY: null, errors: 0 };
-  const card = () => document.querySelector('#card');
+  const card = () => (window.sheetDemo?.card?.() ?? document.querySelector('#card'));
   const phone = () => document.querySelector('#phone');
   const topOf = () => { const c = card(); return c ? c.getBoundingClientRect().top : null; };
   for (const type of ['pointerdown', 'pointermove', 'pointerup', 'pointercancel']) {
@@ -241,7 +243,7 @@ class Page:
         return self.js(
             "const s = window.sheetDemo?.state?.snapshot;"
             "const screen = document.querySelector('#screen').getBoundingClientRect();"
-            "const card = document.querySelector('#card').getBoundingClientRect();"
+            f"const card = {CARD_JS}.getBoundingClientRect();"
             "const h = s?.geometry?.height ?? 844;"
             "return {scale: screen.height / h, screenTop: screen.top, screenBottom: screen.bottom, height: h,"
             " detents: s?.detents ?? null, constant: s ? Number(document.querySelector('#phone').dataset.constant) : null,"
@@ -260,7 +262,7 @@ class Page:
         while time.monotonic() < deadline:
             s = self.js(
                 "const d = document.querySelector('#phone').dataset;"
-                "return {state: d.state, settled: Number(d.settled || 0), top: document.querySelector('#card').getBoundingClientRect().top,"
+                f"return {{state: d.state, settled: Number(d.settled || 0), top: {CARD_JS}.getBoundingClientRect().top,"
                 " answered: !!(window.sheetDemo?.lastRelease?.())}")
             at_rest = s["state"] in ("resting", "hidden")
             if at_rest and s["settled"] > settled_before:

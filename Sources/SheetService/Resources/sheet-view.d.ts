@@ -5,7 +5,7 @@
 //   const sheet = document.querySelector("sheet-view")!;      // SheetView, by the tag name map
 //   sheet.addEventListener("snap", (e) => console.log(e.detail.reason));
 
-import type { SheetSession, PresetInfo, PredictionStats, Result } from "./sheet-client.js";
+import type { SheetSession, PresetInfo, PredictionStats, Result, Snapshot, Geometry } from "./sheet-client.js";
 
 /** The detail of a `snap` event: where a release, show or dismiss sends the card, and why. */
 export interface SnapDetail {
@@ -21,12 +21,40 @@ export interface SettleDetail {
     detent: string | null;
 }
 
+/** The detail of a `frame` event: a position the element drew (every frame while the card moves). */
+export interface FrameDetail {
+    constant: number;
+    dimmerAlpha: number;
+    progress: number;
+    /** The client's motion: `rest`, `drag`, `hold`, `coast`, `animation`; `jump` under reduced motion. */
+    motion: string;
+    /** On the client clock, seconds. */
+    time: number;
+}
+
+/** The detail of a `result` event: one answer of sheetd (the session's snapshot for its PUT). */
+export interface ResultDetail {
+    /** What was asked, e.g. `POST …/pan ended`, `PUT /sessions/ID`. */
+    request: string;
+    result: Result | Snapshot;
+}
+
+/** The detail of a `problem` event: sheetd refused a configuration or an action. */
+export interface ProblemDetail {
+    /** sheetd's problem code (`unknown-option`, `unknown-detent`, …). */
+    code: string;
+    message: string;
+}
+
 /** The events a <sheet-view> dispatches, by name. */
 export interface SheetViewEventMap extends HTMLElementEventMap {
     snap: CustomEvent<SnapDetail>;
     settle: CustomEvent<SettleDetail>;
     dismiss: CustomEvent<undefined>;
     ready: CustomEvent<undefined>;
+    frame: CustomEvent<FrameDetail>;
+    result: CustomEvent<ResultDetail>;
+    problem: CustomEvent<ProblemDetail>;
 }
 
 /**
@@ -60,6 +88,19 @@ export declare class SheetView extends HTMLElement {
     readonly parentView: SheetView | null;
     /** Whether an open sheet is stacked on this one (it recedes, takes no drag, key or tap; dismiss() closes the stack). */
     readonly covered: boolean;
+    /**
+     * A geometry of the element's own, points (a device frame drawn in a page); the session is
+     * re-created with it at the detent it is at. null: the viewport's (or, contained, the element's box).
+     */
+    geometry: Geometry | null;
+    /** Screen px per point (pointer movements are divided by it); unless set, measured from the element's box. */
+    scale: number;
+    /** Placed in its container (the `contained` attribute): geometry from its box, modal in the container only. */
+    contained: boolean;
+    /** Draw from the drag and release laws (default true); false: the card waits for each answer. */
+    predicting: boolean;
+    /** A simulated round trip added to the element's requests, ms (the `latency` attribute). */
+    latency: number;
     /** Any option of the catalog, by its camelCase name. */
     [option: string]: unknown;
 

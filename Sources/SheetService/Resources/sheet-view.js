@@ -20,11 +20,21 @@
 //   any option of the preset, in kebab-case (`card-height-ratio="0.6"`, `hideable="false"`,
 //   `detents='{"a": {"height": 300}}'`): read from the catalog (`GET /presets`: names, types),
 //   never from a list kept here; as properties too, in camelCase, once the catalog is read.
+//   contained   placed in its container (the nearest positioned ancestor) instead of the viewport:
+//               the session's geometry is the element's box, not the viewport's; the backdrop dims
+//               the container only, and focus is not held (the page around it stays usable)
+//   latency     a simulated round trip added to the element's requests, ms (as `latency` property)
 // Events: `snap` (detail: detent, reason, dismiss, constant), `settle` (detail: state, detent),
-// `dismiss` (the sheet came to rest hidden), `ready` (the session exists).
+// `dismiss` (the sheet came to rest hidden), `ready` (the session exists), `frame` (detail:
+// constant, dimmerAlpha, progress, motion, time: each position drawn), `result` (detail: request,
+// result: every answer of sheetd, the session's PUT included), `problem` (detail: code, message:
+// sheetd refused a configuration or an action).
 // Methods: show(detent?), dismiss(), step(direction: -1 up | +1 down). Properties besides the
 // attributes: session, presetInfo, ready, state, options, stats, parentView (the sheet this one is
-// stacked on), covered (an open sheet is stacked on this one).
+// stacked on), covered (an open sheet is stacked on this one), geometry (a geometry of its own
+// instead of the viewport's or the container's, points), scale (screen px per point: measured from
+// the element's box, e.g. inside a scaled device frame, unless set), predicting (draw from the
+// drag law and the release law, default true; false: the card waits for each answer), latency.
 // Styling: CSS custom properties (--sheet-background, --sheet-radius, --sheet-shadow,
 // --sheet-backdrop, --sheet-handle-color, --sheet-max-width, --sheet-padding) and ::part(card),
 // ::part(handle), ::part(grabber), ::part(content), ::part(backdrop).
@@ -71,10 +81,25 @@ import { SheetClient, clientTime } from "./sheet-client.js";
  * @typedef {object} SettleDetail  The detail of a `settle` event.
  * @property {string} state
  * @property {string | null} detent
+ *
+ * @typedef {object} FrameDetail  The detail of a `frame` event: a position drawn.
+ * @property {number} constant
+ * @property {number} dimmerAlpha
+ * @property {number} progress
+ * @property {string} motion  the client's motion (`rest`, `drag`, `hold`, `coast`, `animation`; `jump`: reduced motion)
+ * @property {number} time  on the client clock, seconds
+ *
+ * @typedef {object} ResultDetail  The detail of a `result` event: one answer of sheetd.
+ * @property {string} request  e.g. `POST …/pan ended`, `PUT /sessions/ID`
+ * @property {Result | Snapshot} result
+ *
+ * @typedef {object} ProblemDetail  The detail of a `problem` event.
+ * @property {string} code  sheetd's problem code (`unknown-option`, …)
+ * @property {string} message
  */
 
 /** Attributes the element reads itself; every other one may be an option of the preset. */
-const OWN = ["preset", "detent", "open", "label", "fit", "server", "latency", "class", "style", "id", "role",
+const OWN = ["preset", "detent", "open", "label", "fit", "server", "latency", "contained", "popover", "class", "style", "id", "role",
     "aria-modal", "aria-label", "aria-labelledby", "hidden", "slot", "data-state", "data-detent", "inert", "tabindex"];
 
 /** Catalogs, one per server, read once per page (`GET /presets`). @type {Map<string, Promise<PresetInfo[]>>} */
@@ -99,6 +124,7 @@ const STYLE = `
 :host { position: fixed; inset: 0; z-index: var(--sheet-z, 10); pointer-events: none; display: block;
   contain: strict; --sheet-background: Canvas; width: auto; height: auto; margin: 0; border: 0; padding: 0;
   background: none; overflow: visible; }
+:host([contained]) { position: absolute; }
 :host(:not([data-state])) .card, :host([data-closed]) .card { visibility: hidden; }
 .backdrop { position: absolute; inset: 0; background: var(--sheet-backdrop, #000); opacity: 0; pointer-events: none;
   -webkit-tap-highlight-color: transparent; }
@@ -125,7 +151,7 @@ const STYLE = `
 
 /** The `<sheet-view>` element. */
 export class SheetView extends HTMLElement {
-    static get observedAttributes() { return ["preset", "detent", "open", "label", "fit", "server"]; }
+    static get observedAttributes() { return ["preset", "detent", "open", "label", "fit", "server", "latency", "contained"]; }
 
     constructor() {
         super();
@@ -166,7 +192,7 @@ export class SheetView extends HTMLElement {
         this._stream = null;
         /** Where the card rests or is heading. @type {string | null} */
         this._target = null;
-        /** @type {{pointerId: number, startY: number, translation: number, moved: boolean, scroller: boolean, scrollTop: number, lastY: number, handOff: boolean} | null} */
+        /** @type {{pointerId: number, startY: number, translation: number, moved: boolean, scroller: boolean, scrollTop: number, lastY: number, handOff: boolean, scale?: number} | null} */
         this._drag = null;
         this._lastDragEnd = -Infinity;
         this._frame = 0;
@@ -184,6 +210,15 @@ export class SheetView extends HTMLElement {
         this._pendingOptions = {};
         /** Scroll hand-off answers that disagreed with what the element drew. */
         this.handOffMismatches = 0;
+        /** The geometry set as a property (null: the viewport's, or the container's). @type {import("./sheet-client.js").Geometry | null} */
+        this._geometryOverride = null;
+        /** Screen px per point set as a property (null: measured). @type {number | null} */
+        this._scale = null;
+        this._predicting = true;
+        /** A reconfiguration is reading the attributes: a `detent` set meanwhile is where the new session opens. */
+        this._reconfiguring = false;
+        /** @type {string | null} */
+        this._wantedDetent = null;
         this._reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
         this._bind();
     }
@@ -225,6 +260,50 @@ export class SheetView extends HTMLElement {
     }
 
     /**
+     * The session's geometry, points: set, it replaces the viewport's (or the container's) and the
+     * session is re-created with it at the detent it is at (a device frame drawn in a page); null
+     * gives the viewport's back. Read, the geometry the session has.
+     * @returns {import("./sheet-client.js").Geometry | null}
+     */
+    get geometry() { return this._geometryOverride ?? this.session?.snapshot.geometry ?? null; }
+    set geometry(value) {
+        this._geometryOverride = value ? { ...value } : null;
+        this._reconfigure();
+    }
+
+    /**
+     * Screen px per point: pointer movements are divided by it. Unless set, measured from the
+     * element's box (1 but inside a scaled ancestor, such as a device frame drawn smaller).
+     * @returns {number}
+     */
+    get scale() {
+        if (this._scale) return this._scale;
+        const height = this.offsetHeight;
+        const measured = height > 0 ? this.getBoundingClientRect().height / height : 1;
+        return measured > 0 && Number.isFinite(measured) ? measured : 1;
+    }
+    /** @param {number} value */
+    set scale(value) { this._scale = value > 0 ? Number(value) : null; }
+
+    /** Whether the element is placed in its container (the `contained` attribute) rather than the viewport. */
+    get contained() { return this.hasAttribute("contained"); }
+    set contained(on) { this.toggleAttribute("contained", !!on); }
+
+    /**
+     * Predict (default): the card is drawn on the pointer event from the drag law, and a release
+     * starts the release law's animation at once. false: the card waits for each answer of sheetd.
+     */
+    get predicting() { return this._predicting; }
+    set predicting(on) {
+        this._predicting = !!on;
+        if (this.session) this.session.predicting = this._predicting;
+    }
+
+    /** A simulated round trip added to the element's requests, ms (half before, half after; the `latency` attribute). */
+    get latency() { return Number(this.getAttribute("latency")) || 0; }
+    set latency(ms) { this.setAttribute("latency", String(Number(ms) || 0)); }
+
+    /**
      * Presents the sheet, or moves it to `detent`.
      * @param {string} [detent]
      * @returns {Promise<Result | null>}
@@ -237,7 +316,7 @@ export class SheetView extends HTMLElement {
             this._rememberFocus();
             this._opened(true); // shown (off-screen, at the hidden constant) and focused as it comes in
         }
-        const result = await this._act(() => session.show(detent, { time: clientTime() }));
+        const result = await this._act(() => session.show(detent, { time: clientTime() }), `POST …/show${detent ? ` {"detent":"${detent}"}` : ""}`);
         return result;
     }
 
@@ -250,7 +329,7 @@ export class SheetView extends HTMLElement {
         await this.ready;
         const session = /** @type {SheetSession} */ (this.session);
         const cascade = this.covered;
-        return this._act(() => session.dismiss({ time: clientTime(), cascade }));
+        return this._act(() => session.dismiss({ time: clientTime(), cascade }), "POST …/dismiss");
     }
 
     /**
@@ -321,8 +400,11 @@ export class SheetView extends HTMLElement {
     attributeChangedCallback(name, old, value) {
         if (old === value || !this.session) return;
         if (name === "preset" || name === "fit" || name === "server") this._reconfigure();
+        else if (name === "detent" && value && this._reconfiguring) this._wantedDetent = value; // the new session opens there
         else if (name === "detent" && value && value !== this._target) this.show(value);
         else if (name === "label") this._label();
+        else if (name === "latency") this._clientFor().addedLatency = Number(value) || 0;
+        else if (name === "contained") this._reconfigure();
     }
 
     // ------------------------------------------------------------ the session
@@ -351,8 +433,14 @@ export class SheetView extends HTMLElement {
         return /** @type {Promise<PresetInfo[]>} */ (catalogs.get(key));
     }
 
-    /** The viewport as a session geometry, points (CSS px): its height and the device's safe areas. */
+    /**
+     * The session's geometry, points (CSS px): the one set as a property; contained, the element's
+     * box; else the viewport's height and the device's safe areas.
+     * @returns {import("./sheet-client.js").Geometry}
+     */
     _geometry() {
+        if (this._geometryOverride) return { ...this._geometryOverride };
+        if (this.contained) return { height: Math.round(this.offsetHeight || innerHeight), safeAreaTop: 0, safeAreaBottom: 0 };
         const style = getComputedStyle(this._probe);
         return {
             height: Math.round(innerHeight),
@@ -451,6 +539,7 @@ export class SheetView extends HTMLElement {
             const session = await this._clientFor().createSession(this._config(info, open), id);
             if (generation !== this._generation) { session.delete().catch(() => {}); return; }
             this.session = session;
+            session.predicting = this._predicting;
             // What a 409 `covered` says: nothing moved (the client predicted nothing); the card is
             // drawn where it is, and the refusal is announced, not thrown at the page.
             session.onCovered = () => {
@@ -461,6 +550,7 @@ export class SheetView extends HTMLElement {
                 session.recedeInto({ parent: { element: parentView._card, shade: parentView._shade, radius: parentView._ownRadius() } });
             }
             this._adopt(session.snapshot);
+            this._emitResult(`PUT /sessions/${session.id}`, session.snapshot);
             this._openStream(generation);
             this._observeContent();
             if (session.snapshot.state !== "hidden") this._opened(false);
@@ -470,7 +560,29 @@ export class SheetView extends HTMLElement {
         } catch (error) {
             console.error("<sheet-view>:", error);
             this.setAttribute("data-error", String(/** @type {Error} */ (error).message ?? error));
+            this._problem(error);
         }
+    }
+
+    /**
+     * A `problem` event: sheetd (or the element) refused something; the detail has sheetd's code.
+     * @param {unknown} error
+     */
+    _problem(error) {
+        const e = /** @type {{code?: string, message?: string}} */ (error ?? {});
+        /** @type {ProblemDetail} */
+        const detail = { code: e.code ?? "error", message: String(e.message ?? error) };
+        this.dispatchEvent(new CustomEvent("problem", { detail }));
+    }
+
+    /**
+     * A `result` event: an answer of sheetd (a snapshot for the session's PUT).
+     * @param {string} request @param {Result | Snapshot} result
+     */
+    _emitResult(request, result) {
+        /** @type {ResultDetail} */
+        const detail = { request, result };
+        this.dispatchEvent(new CustomEvent("result", { detail }));
     }
 
     /** The session again with the attributes now (PUT, same id), at the detent it is at. */
@@ -478,20 +590,34 @@ export class SheetView extends HTMLElement {
         const session = this.session;
         if (!session) return;
         const generation = ++this._generation;
-        const catalog = await this._catalog();
+        this._reconfiguring = true;
+        const catalog = await this._catalog().finally(() => { this._reconfiguring = false; });
+        const wanted = this._wantedDetent; // cleared by the reconfiguration that is not superseded
         const info = catalog.find((p) => p.name === (this.getAttribute("preset") ?? session.snapshot.preset)) ?? catalog[0];
         this.presetInfo = info;
-        const keep = session.snapshot.state === "hidden" ? null : this._target;
+        // The detent it is at; another preset's detents have other names: where the attributes open it.
+        const opening = this.getAttribute("detent") ?? (this.hasAttribute("open") ? info.showDefault : null);
+        const keep = wanted ?? (session.snapshot.state === "hidden" ? null
+            : info.name === session.snapshot.preset || (this._target ?? "") in info.detents ? this._target : opening ?? info.showDefault);
         let snapshot;
         try {
-            snapshot = await session.replace(this._config(info, keep));
+            try {
+                snapshot = await session.replace(this._config(info, keep));
+            } catch (error) {
+                if (/** @type {any} */ (error).code !== "unknown-detent") throw error;
+                snapshot = await session.replace(this._config(info, info.showDefault));
+            }
         } catch (error) {
-            if (/** @type {any} */ (error).code !== "unknown-detent") throw error;
-            snapshot = await session.replace(this._config(info, info.showDefault));
+            if (generation === this._generation) this._problem(error); // the session goes on as it was
+            return;
         }
         if (generation !== this._generation) return;
+        this._wantedDetent = null;
         this._adopt(snapshot);
+        this._emitResult(`PUT /sessions/${session.id}`, snapshot);
         this._openStream(generation);
+        if (snapshot.state !== "hidden" && !this._open) this._opened(false);
+        else if (snapshot.state === "hidden" && this._open) this._closed();
     }
 
     /** @param {number} generation */
@@ -512,9 +638,10 @@ export class SheetView extends HTMLElement {
         const geometry = this._geometry();
         const g = session.snapshot.geometry;
         const layout = /** @type {any} */ (session).layout;
-        if (typeof layout === "function") {
+        if (typeof layout === "function" && session.snapshot.layoutLaw) {
             // sheet-client.js with layout events: the keyboard and the content height go to sheetd.
-            const vv = visualViewport;
+            // The page's keyboard covers the viewport, not a geometry of the element's own.
+            const vv = this._geometryOverride || this.contained ? null : visualViewport;
             const keyboardInset = vv ? Math.max(0, Math.round(innerHeight - vv.height - vv.offsetTop)) : 0;
             layout.call(session, { keyboardInset, contentHeight: this._contentHeight(), geometry }).catch(() => {});
             return;
@@ -535,7 +662,7 @@ export class SheetView extends HTMLElement {
             this._contentMode();
             if (first) return;
             if (this.hasAttribute("fit")) this._reconfigure();
-            else if (typeof (/** @type {any} */ (this.session))?.layout === "function") this._viewportChanged();
+            else if (typeof (/** @type {any} */ (this.session))?.layout === "function" && this.session?.snapshot.layoutLaw) this._viewportChanged();
         });
         const slot = /** @type {HTMLSlotElement} */ (this._content.querySelector("slot"));
         for (const node of slot.assignedElements()) if (!(node instanceof SheetView)) this._contentObserver.observe(node);
@@ -575,8 +702,11 @@ export class SheetView extends HTMLElement {
         }
     }
 
-    /** @param {number} constant @param {number} alpha */
-    _draw(constant, alpha) {
+    /**
+     * @param {number} constant @param {number} alpha
+     * @param {number} [progress] @param {string} [motion] @param {number} [time] (what `frame` reports)
+     */
+    _draw(constant, alpha, progress, motion = "rest", time = clientTime()) {
         const session = /** @type {SheetSession} */ (this.session);
         const s = session.snapshot;
         this._drawn = { constant, alpha };
@@ -587,6 +717,9 @@ export class SheetView extends HTMLElement {
         if (s.parent && session.recedeTargets.parent) session.drawRecession(constant);
         this._backdrop.style.opacity = String(alpha * this._backdropOpacity);
         this._backdrop.classList.toggle("on", alpha > 0.01);
+        /** @type {FrameDetail} */
+        const detail = { constant, dimmerAlpha: alpha, progress: progress ?? progressOf(s, constant), motion, time };
+        this.dispatchEvent(new CustomEvent("frame", { detail }));
     }
 
     /**
@@ -603,7 +736,7 @@ export class SheetView extends HTMLElement {
         // read once a layout, not every frame: --sheet-backdrop-opacity scales the engine's dimmer alpha
         this._backdropOpacity = Number(getComputedStyle(this).getPropertyValue("--sheet-backdrop-opacity")) || 1;
         this._target = snapshot.state === "hidden" ? "hidden" : snapshot.detent;
-        this._draw(snapshot.constant, snapshot.dimmerAlpha);
+        this._draw(snapshot.constant, snapshot.dimmerAlpha, snapshot.progress);
         this._state(snapshot.state, snapshot.detent, snapshot.dimmerAlpha);
         this._label();
     }
@@ -616,8 +749,8 @@ export class SheetView extends HTMLElement {
             const session = this.session;
             if (!session) return;
             const c = session.at(ts / 1000);
-            if (!this._reducedMotion.matches || c.motion === "drag" || c.motion === "rest") this._draw(c.constant, c.dimmerAlpha);
-            else if (this._jumpTo) this._draw(this._jumpTo.constant, this._jumpTo.alpha);
+            if (!this._reducedMotion.matches || c.motion === "drag" || c.motion === "rest") this._draw(c.constant, c.dimmerAlpha, c.progress, c.motion, ts / 1000);
+            else if (this._jumpTo) this._draw(this._jumpTo.constant, this._jumpTo.alpha, undefined, "jump", ts / 1000);
             if (session.moving || this._drag) {
                 this.setAttribute("data-moving", "");
                 this._frame = requestAnimationFrame(tick);
@@ -647,6 +780,8 @@ export class SheetView extends HTMLElement {
 
     /** @param {boolean} modal */
     _setModal(modal) {
+        // Contained: modal in its container (the backdrop takes its taps); the page around stays usable.
+        modal = modal && !this.contained;
         this._modal = modal;
         if (modal) this.setAttribute("aria-modal", "true"); else this.removeAttribute("aria-modal");
     }
@@ -719,24 +854,25 @@ export class SheetView extends HTMLElement {
 
     /**
      * Runs a call; a session that expired is created afresh.
-     * @param {() => Promise<Result>} call
+     * @param {() => Promise<Result>} call @param {string} request what `result` names it
      */
-    async _act(call) {
+    async _act(call, request) {
         this._animate();
         try {
             const result = await call();
-            this._result(result);
+            this._result(result, request);
             return result;
         } catch (error) {
             const e = /** @type {any} */ (error);
             if (e.code === "session-not-found") this._start();
-            else if (e.code !== "conflict" && e.code !== "covered") console.error("<sheet-view>:", e); // covered: onCovered said so
+            else if (e.code !== "conflict" && e.code !== "covered") { console.error("<sheet-view>:", e); this._problem(e); } // covered: onCovered said so
             return null;
         }
     }
 
-    /** @param {Result} r */
-    _result(r) {
+    /** @param {Result} r @param {string} request */
+    _result(r, request) {
+        this._emitResult(request, r);
         if (r.cascade?.length) this._cascaded(r.cascade);
         if (r.animation) {
             this._target = r.animation.detent;
@@ -765,7 +901,7 @@ export class SheetView extends HTMLElement {
         this._settledCount += 1;
         this.setAttribute("data-settled", String(this._settledCount));
         this._target = s.state === "hidden" ? "hidden" : s.detent;
-        this._draw(s.constant, s.dimmerAlpha);
+        this._draw(s.constant, s.dimmerAlpha, s.progress);
         this._state(s.state, s.detent, s.dimmerAlpha);
         this._announce(s.state === "hidden" ? "Sheet closed" : `Sheet at ${s.detent}`);
         /** @type {SettleDetail} */
@@ -855,7 +991,10 @@ export class SheetView extends HTMLElement {
             if (!this.session || this.session.snapshot.state === "hidden" && !this._open) return;
             // The top-most sheet takes Escape and Tab: a covered one leaves them to the sheet above it.
             if (e.defaultPrevented || this.covered) return;
-            if (e.key === "Escape" && this._open) {
+            // Contained, the page around the sheet stays usable: Escape in one of its fields is the field's.
+            const field = this.contained && e.target instanceof Element && !this.contains(e.target) && e.target !== this
+                && e.target.closest("input, select, textarea, [contenteditable]");
+            if (e.key === "Escape" && this._open && !field) {
                 e.preventDefault();
                 this.dismiss();
             } else if (e.key === "Tab" && this._modal) {
@@ -950,7 +1089,8 @@ export class SheetView extends HTMLElement {
         this._pendingSettled = null;
         this._drag = { pointerId: e.pointerId, startY: e.clientY, translation: 0, moved: false, scroller, scrollTop: this._content.scrollTop, lastY: e.clientY, handOff };
         this._rememberFocus();
-        session.began({ time: t }).then((r) => this._result(r), () => {});
+        this._drag.scale = this.scale;
+        session.began({ time: t }).then((r) => this._result(r, "POST …/pan began"), () => {});
         this._animate();
     }
 
@@ -962,7 +1102,8 @@ export class SheetView extends HTMLElement {
         // Every move the browser saw, at its own time (a busy page gets a frame's moves as one event).
         const moves = e.getCoalescedEvents?.() ?? [];
         for (const move of moves.length > 0 ? moves : [e]) {
-            const translation = Math.round((move.clientY - drag.startY) * 100) / 100; // points: CSS px
+            const scale = drag.scale ?? 1; // screen px per point
+            const translation = Math.round(((move.clientY - drag.startY) / scale) * 100) / 100; // points
             if (Math.abs(translation) > 3) drag.moved = true;
             /** @type {{time: number, scrollOffset?: number}} */
             const options = { time: eventTime(move) };
@@ -970,19 +1111,20 @@ export class SheetView extends HTMLElement {
                 // The content takes the finger while it is scrolled or the finger goes up (the rule
                 // of docs/PHYSICS.md's scroll hand-off); sheetd's answer (`consumer`) is checked against it.
                 // Decided on exactly what sheetd is sent: the offset as rounded, the translation's fall.
-                const dy = move.clientY - drag.lastY;
+                const dy = (move.clientY - drag.lastY) / scale;
                 const content = this._content;
                 options.scrollOffset = Math.max(0, Math.round(content.scrollTop * 100) / 100);
                 const drawnByContent = options.scrollOffset > 0 || translation < drag.translation;
                 if (drawnByContent) content.scrollTop = Math.max(0, content.scrollTop - dy);
                 const time = options.time;
                 session.changed(translation, options).then((r) => {
+                    this._emitResult("POST …/pan changed", r);
                     // A batch's answer is its last event's: only that event is compared with it.
                     const mine = Math.abs(r.time - time) < 2e-6;
                     if (mine && r.consumer && (r.consumer === "scroll") !== drawnByContent) this.handOffMismatches += 1;
                 }, () => {});
             } else {
-                session.changed(translation, options).then(() => {}, () => {});
+                session.changed(translation, options).then((r) => this._emitResult("POST …/pan changed", r), () => {});
             }
             drag.translation = translation;
             drag.lastY = move.clientY;
@@ -1000,7 +1142,7 @@ export class SheetView extends HTMLElement {
         const t = eventTime(e);
         // No velocity: sheetd (and the client, for its prediction) estimate it from the samples.
         const call = phase === "ended" ? session.ended(drag.translation, { time: t }) : session.cancelled({ time: t });
-        call.then((r) => this._result(r), (error) => { if (error?.code === "session-not-found") this._start(); });
+        call.then((r) => this._result(r, `POST …/pan ${phase}`), (error) => { if (error?.code === "session-not-found") this._start(); });
         this._animate();
     }
 
@@ -1034,7 +1176,7 @@ export class SheetView extends HTMLElement {
 
     /** Properties set on the element before the class was defined (the upgrade pattern). */
     _upgradeProperties() {
-        for (const name of ["preset", "detent"]) {
+        for (const name of ["preset", "detent", "geometry", "scale", "predicting", "latency", "contained"]) {
             if (Object.prototype.hasOwnProperty.call(this, name)) {
                 const value = /** @type {any} */ (this)[name];
                 delete (/** @type {any} */ (this))[name];
@@ -1056,6 +1198,16 @@ function parseOption(type, text) {
     if (types.includes("number") && text.trim() !== "" && Number.isFinite(Number(text))) return Number(text);
     if (types.includes("object") && /^\s*[[{]/.test(text)) return JSON.parse(text);
     return text;
+}
+
+/**
+ * Progress (0 at the lowest or hidden detent, 1 at the top-most) where nothing else gives it.
+ * @param {Snapshot} s @param {number} c
+ */
+function progressOf(s, c) {
+    const values = Object.values(s.detents);
+    const top = Math.min(...values), low = s.detents.hidden ?? Math.max(...values);
+    return low === top ? 1 : (low - c) / (low - top);
 }
 
 /**
