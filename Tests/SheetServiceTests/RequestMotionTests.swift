@@ -21,8 +21,10 @@ struct RequestMotionRow: Sendable, CustomTestStringConvertible {
     let body: String
     /// `snap.reducedMotion` in the answer.
     let applied: Bool
-    /// The answer's `animation.curve`.
+    /// The answer's `animation.curve`, its target and duration (seconds).
     let curve: String
+    let detent: String
+    let duration: Double
     let rule: String
 
     var testDescription: String { rule }
@@ -32,34 +34,41 @@ extension ServiceIntegration.RequestMotionTests {
     static let rows: [RequestMotionRow] = [
         RequestMotionRow(
             session: false, route: "show", body: #""detent": "full", "reducedMotion": true"#, applied: true,
-            curve: "linear", rule: "a show that asks for reduced motion jumps on a session with motion"),
+            curve: "linear", detent: "full", duration: 0,
+            rule: "a show that asks for reduced motion jumps on a session with motion"),
         RequestMotionRow(
-            session: false, route: "show", body: #""detent": "full""#, applied: false, curve: "spring",
+            session: false, route: "show", body: #""detent": "full""#, applied: false, curve: "spring", detent: "full",
+            duration: 0.662,
             rule: "a request that says nothing takes the session's motion"),
         RequestMotionRow(
             session: true, route: "show", body: #""detent": "full", "reducedMotion": false"#, applied: false,
-            curve: "spring", rule: "reducedMotion false animates one show on a session under reduced motion"),
+            curve: "spring", detent: "full", duration: 0.662,
+            rule: "reducedMotion false animates one show on a session under reduced motion"),
         RequestMotionRow(
-            session: true, route: "show", body: #""detent": "full""#, applied: true, curve: "linear",
+            session: true, route: "show", body: #""detent": "full""#, applied: true, curve: "linear", detent: "full",
+            duration: 0,
             rule: "the session's reduced motion otherwise"),
         RequestMotionRow(
             session: false, route: "dismiss", body: #""reducedMotion": true"#, applied: true, curve: "linear",
+            detent: "hidden", duration: 0,
             rule: "a dismiss jumps"),
         RequestMotionRow(
             session: false, route: "step", body: #""direction": "expand", "reducedMotion": true"#, applied: true,
-            curve: "linear", rule: "a step jumps"),
+            curve: "linear", detent: "half", duration: 0, rule: "a step jumps"),
         RequestMotionRow(
             session: true, route: "step", body: #""direction": "expand", "reducedMotion": false"#, applied: false,
-            curve: "spring", rule: "a step animates on a reduced session"),
+            curve: "spring", detent: "half", duration: 0.608, rule: "a step animates on a reduced session"),
         RequestMotionRow(
             session: false, route: "pan",
             body:
                 #""events": [{"phase": "began", "time": 5}, {"phase": "ended", "velocity": -3000, "reducedMotion": true"#,
-            applied: true, curve: "linear", rule: "an ended in a batch jumps to where the release law sends it"),
+            applied: true, curve: "linear", detent: "half", duration: 0,
+            rule: "an ended in a batch jumps to where the release law sends it"),
         RequestMotionRow(
             session: true, route: "pan",
             body: #""events": [{"phase": "began", "time": 5}, {"phase": "cancelled", "reducedMotion": false"#,
-            applied: false, curve: "spring", rule: "a cancelled animates back on a reduced session"),
+            applied: false, curve: "spring", detent: "tip", duration: 0,
+            rule: "a cancelled animates back on a reduced session"),
     ]
 
     @Test(arguments: rows)
@@ -75,6 +84,8 @@ extension ServiceIntegration.RequestMotionTests {
         #expect(snap?["reducedMotion"] as? Bool == row.applied, "\(row.rule): \(r.text)")
         let animation = r.json?["animation"] as? [String: Any]
         #expect(animation?["curve"] as? String == row.curve, "\(row.rule): \(r.text)")
+        #expect(animation?["detent"] as? String == row.detent, "\(row.rule): \(r.text)")
+        #expect(animation?["duration"] as? Double == row.duration, "\(row.rule): \(r.text)")
         if row.applied {
             // No intermediate frame: every frame at the target.
             let frames = r.json?["frames"] as? [[String: Any]] ?? []
@@ -91,7 +102,7 @@ extension ServiceIntegration.RequestMotionTests {
 
     /// Bad requests: 400 naming the field, and the session unchanged.
     static let refusals: [(route: String, body: String, field: String, rule: String)] = [
-        ("pan", #"{"phase": "began", "reducedMotion": true, "time": 5}"#, "reducedMotion", "began starts no motion"),
+        ("pan", #"{"phase": "ended", "reducedMotion": "no", "time": 5}"#, "reducedMotion", "a boolean on a pan event"),
         ("show", #"{"reducedMotion": "yes", "time": 5}"#, "reducedMotion", "a boolean"),
         ("dismiss", #"{"reducedMotion": 1, "time": 5}"#, "reducedMotion", "a boolean on dismiss"),
         (

@@ -130,13 +130,8 @@ enum Decode {
             scrollOffset = try f.number("scrollOffset")
         }
         let time = try time(&f, required: clock == .client)
+        // How the motion the event starts moves (began starts none: it changes nothing there).
         let reducedMotion = try bool(&f, "reducedMotion")
-        if reducedMotion != nil, phase == .began {
-            throw .invalid(
-                "invalid-value",
-                "\(f.path("reducedMotion")) says how the motion an event starts moves: changed (transition's finish), ended or cancelled; began starts none",
-                field: f.path("reducedMotion"))
-        }
         try f.finish(
             known: scrolls
                 ? "phase, translation, velocity, time, scrollOffset, reducedMotion"

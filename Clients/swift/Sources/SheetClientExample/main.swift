@@ -388,6 +388,39 @@ if let id = sessionID(handing) {
     _ = try await client.deleteSession(path: .init(id: id)).noContent
 }
 
+// Reduced motion per request: a show that asks for it jumps on a session with motion, an ended that
+// asks for motion animates on a session under reduced motion; the laws carry both variants.
+let calm = try await client.createSession(
+    body: .json(.fluid(.init(preset: .fluid, initialDetent: "half")))
+).created.body.json
+if case .fluid(let s) = calm, let id = s.value1.id {
+    let law = s.value1.releaseLaw
+    await report.check(
+        law.reducedMotion == false && law.requestOverride.reducedMotion == true,
+        "reduced motion: the release law carries the jump a request may ask for", "\(law)")
+    let jumped = try await client.show(path: .init(id: id), body: .json(.init(detent: "full", reducedMotion: true)))
+        .ok.body.json
+    await report.check(
+        jumped.snap?.reducedMotion == true && jumped.animation?.duration == 0,
+        "reduced motion: a show with reducedMotion true jumps, and says so", "\(jumped)")
+    try await roundTrip("reduced motion: show result", jumped, operation: "show")
+    _ = try await client.deleteSession(path: .init(id: id)).noContent
+} else {
+    await report.check(false, "reduced motion: a typed fluid snapshot", "\(calm)")
+}
+let still = try await client.createSession(
+    body: .json(.fluid(.init(preset: .fluid, reducedMotion: true, initialDetent: "half")))
+).created.body.json
+if let id = sessionID(still) {
+    _ = try await pan(id, .init(phase: .began))
+    let moved = try await pan(id, .init(phase: .ended, velocity: -2000, reducedMotion: false))
+    await report.check(
+        moved.snap?.reducedMotion == false && moved.animation?.curve == .spring,
+        "reduced motion: an ended with reducedMotion false animates on a reduced session", "\(moved)")
+    try await roundTrip("reduced motion: ended result", moved, operation: "pan")
+    _ = try await client.deleteSession(path: .init(id: id)).noContent
+}
+
 // A left drawer (fluid's `edge`): the geometry's width, the drag law's axis and sign.
 let drawer = try await client.createSession(
     body: .json(
