@@ -88,15 +88,9 @@ func showFrames(_ row: ShowFramesCheck) throws {
 @Test(arguments: CheckValues.layouts)
 func layoutChange(_ row: LayoutCheck) throws {
     var options: [(key: String, value: OptionValue)] = [("keyboard", .string(row.keyboard))]
-    if row.contentFit {
+    if let specs = row.detentSpecs {
         options.append(
-            (
-                "detents",
-                .object([
-                    ("full", .object([("fromTop", .number(18))])), ("fit", .object([("content", .number(40))])),
-                    ("tip", .object([("height", .number(69))])),
-                ])
-            ))
+            ("detents", .object(specs.map { name, spec in (name, .object(spec.map { ($0.0, .number($0.1)) })) })))
     }
     let layout = try Layout(geometry: .standard, keyboardInset: 0, contentHeight: row.contentHeight)
     var s = try SheetSession(

@@ -311,7 +311,8 @@
  *
  * @typedef {object} LayoutRule  One detent of the layout law.
  * @property {string} name
- * @property {"fromTop" | "fraction" | "height" | "content"} kind
+ * @property {"fromTop" | "fraction" | "height" | "content" | "contentAnchor"} kind
+ * @property {number} [offset]  contentAnchor: the points shown beyond the anchor
  * @property {number} value
  *
  * @typedef {object} LayoutLaw  fluid: where the detents are on any layout (every snapshot's `layoutLaw`).
@@ -847,7 +848,9 @@ export function resolveLayoutLaw(law, layout) {
     const g = axisGeometry(layout.geometry, law.edge) ?? layout.geometry;
     const H = g.height - g.safeAreaTop;
     const ch = layout.contentHeight;
-    // 1. each rule's constant, clamped to [0, H] (a `content` rule has none without a content height)
+    // 1. each rule's constant, clamped to [0, H] (a `content` rule has none without a content
+    //    height, a `contentAnchor` none either where its point lies past the content's end)
+    const followsContent = (/** @type {LayoutRule} */ rule) => rule.kind === "content" || rule.kind === "contentAnchor";
     /** @type {(number | null)[]} */
     const constants = law.detents.map((rule) => {
         let c;
@@ -855,26 +858,27 @@ export function resolveLayoutLaw(law, layout) {
             case "fromTop": c = rule.value; break;
             case "fraction": c = H - H * rule.value; break;
             case "height": c = H - rule.value; break;
+            case "contentAnchor": c = ch === null || ch === undefined || rule.value > ch ? null : H - (rule.value + (rule.offset ?? 0)); break;
             default: c = ch === null || ch === undefined ? null : H - (ch + rule.value);
         }
         return c === null ? null : Math.min(Math.max(c, 0), H);
     });
-    // 2. top: the smallest constant of the rules not of kind `content`; content constants clamped to [top, H]
+    // 2. top: the smallest constant of the rules that do not follow the content; theirs clamped to [top, H]
     /** @type {number | null} */
     let top = null;
     law.detents.forEach((rule, k) => {
         const c = constants[k];
-        if (rule.kind !== "content" && c !== null && c < (top ?? Infinity)) top = c;
+        if (!followsContent(rule) && c !== null && c < (top ?? Infinity)) top = c;
     });
     // 3. fit: the highest reachable content detent; a detent above it is unreachable
     /** @type {number | null} */
     let fit = null;
     law.detents.forEach((rule, k) => {
         const c = constants[k];
-        if (rule.kind !== "content" || c === null) return;
+        if (!followsContent(rule) || c === null) return;
         const clamped = Math.max(c, top ?? 0);
         constants[k] = clamped;
-        if (clamped < (fit ?? Infinity)) fit = clamped;
+        if (rule.kind === "content" && clamped < (fit ?? Infinity)) fit = clamped;
     });
     /** @type {{index: number, constant: number}[]} */
     const reachable = [];
