@@ -1132,6 +1132,32 @@ def layout_page(rtts=(0, 200)):
             check(f"{label}: content-fit detents follow the content element's height", ok and clean(stats) and stats.get("layouts", 0) >= 3,
                   "; ".join(details) + f"; {counters(stats)}")
 
+            # -- a contentAnchor detent: the card stops with the Buy button just above the bottom safe edge,
+            #    follows the button when it moves (the anchor re-resolved by name) and stays when rows below it change
+            reset(policy="lift", mode="anchor", rows=3, detent="buy")
+            ok, details = True, []
+            for step, action in (("created", None), ("Buy ↓", "return layoutDemo.moveBuy(1)"), ("Buy ↓", "return layoutDemo.moveBuy(1)"),
+                                 ("Buy ↑", "return layoutDemo.moveBuy(-1)"), ("rows below 3 → 7", "layoutDemo.setRows(7)")):
+                revision = card()["revision"]
+                if action:
+                    js(action)
+                    wait_for(lambda: card()["revision"] > revision, slow)
+                c = idle(slow) and card()
+                buy = js("return layoutDemo.buy()")
+                snap = server(c["session"]) if c else {}
+                spec = buy["detents"]["buy"]
+                H = 844 - 47
+                expected = H - (spec["contentAnchor"] + spec["offset"])
+                good = bool(c) and snap.get("detent") == "buy" and snap.get("detents", {}).get("buy") == expected and snap.get("final") == expected \
+                    and c["constant"] == expected and abs(buy["bottom"] - buy["safeBottom"]) < 0.5 and "buy" not in snap.get("unreachable", [])
+                ok = ok and good
+                details.append(f"{step}: anchor {spec['contentAnchor']:.1f} + offset {spec['offset']:.1f} → buy {snap.get('detents', {}).get('buy')} "
+                               f"(H − (anchor + offset) = {expected:.2f}), drawn {c and c['constant']}, button bottom {buy['bottom']:.2f} px, "
+                               f"safe edge {buy['safeBottom']:.2f} px")
+            stats = card()["stats"]
+            check(f"{label}: a contentAnchor detent stops the card with the Buy button visible, and follows the button",
+                  ok and clean(stats) and stats.get("layoutsUnpredicted", 0) >= 3, "; ".join(details) + f"; {counters(stats)}")
+
             # -- momentum across the list's boundary (the hand-off on: contentScrollsAt everywhere, momentumHandOff)
             list_hand_off(label, slow, to_rest=rtt == rtts[0])
 

@@ -198,6 +198,24 @@ def run(base: str) -> tuple[int, int]:
               repr(moved)[:200])
         check(delete_session.sync_detailed(drawer.id, client=client).status_code == 204, "edge: deleted")
 
+    # A contentAnchor detent: the card stops with the content shown down to a point (a Buy button's
+    # bottom) and an offset more; unreachable once the content ends above the point.
+    anchored = typed("anchor: created snapshot", create_session.sync_detailed(client=client, body=m.FluidConfig(
+        preset=m.FluidConfigPreset.FLUID, content_height=500, options=m.FluidOptions(
+            detents=m.FluidOptionsDetents.from_dict(
+                {"full": {"fromTop": 18}, "buy": {"contentAnchor": 300, "offset": 62}, "tip": {"height": 69}})),
+        initial_detent="buy")), 201)
+    if anchored is not None:
+        rules = {r.name: r for r in anchored.layout_law.detents}
+        check(anchored.detents.additional_properties.get("buy") == 435 and rules["buy"].kind.value == "contentAnchor"
+              and rules["buy"].offset == 62,
+              "anchor: H − (300 + 62) = 435, the layout law's rule carries its offset", repr(anchored.layout_law)[:300])
+        shrunk = typed("anchor: content result", pan.sync_detailed(anchored.id, client=client, body=m.LayoutEvent(
+            phase=m.LayoutEventPhase.LAYOUT, content_height=200, motion=m.LayoutMotionType0.NONE)))
+        check(shrunk is not None and shrunk.unreachable == ["buy"] and shrunk.snap.detent != "buy",
+              "anchor: a point past the content's end is unreachable, and the card leaves it", repr(shrunk)[:300])
+        check(delete_session.sync_detailed(anchored.id, client=client).status_code == 204, "anchor: deleted")
+
     # Reduced motion per request: a show that asks for it jumps on a session with motion, an ended
     # that asks for motion animates on a session under reduced motion; the laws carry both
     # variants (`requestOverride`), and the session's own setting never changes.

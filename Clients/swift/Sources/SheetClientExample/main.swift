@@ -388,6 +388,35 @@ if let id = sessionID(handing) {
     _ = try await client.deleteSession(path: .init(id: id)).noContent
 }
 
+// A contentAnchor detent: the card stops with the content shown down to a point and an offset more;
+// unreachable once the content ends above the point.
+let anchored = try await client.createSession(
+    body: .json(
+        .fluid(
+            .init(
+                preset: .fluid, contentHeight: 500,
+                options: .init(
+                    detents: .init(additionalProperties: [
+                        "full": .case1(.init(fromTop: 18)), "buy": .case5(.init(contentAnchor: 300, offset: 62)),
+                        "tip": .case3(.init(height: 69)),
+                    ])), initialDetent: "buy")))
+).created.body.json
+try await roundTrip("anchor: created snapshot", anchored, operation: "createSession")
+if case .fluid(let s) = anchored, let id = s.value1.id {
+    let rule = s.value2.layoutLaw?.detents.first { $0.name == "buy" }
+    await report.check(
+        s.value1.detents.additionalProperties["buy"] == 435 && rule?.kind == .contentAnchor && rule?.offset == 62,
+        "anchor: H − (300 + 62) = 435, the layout law's rule carries its offset", "\(s)")
+    let shrunk = try await send(id, .LayoutEvent(.init(phase: .layout, contentHeight: 200, motion: .case1(.none))))
+    await report.check(
+        shrunk.unreachable == ["buy"] && shrunk.snap?.detent != "buy",
+        "anchor: a point past the content's end is unreachable, and the card leaves it", "\(shrunk)")
+    try await roundTrip("anchor: content result", shrunk, operation: "pan")
+    _ = try await client.deleteSession(path: .init(id: id)).noContent
+} else {
+    await report.check(false, "anchor: a typed fluid snapshot", "\(anchored)")
+}
+
 // Reduced motion per request: a show that asks for it jumps on a session with motion, an ended that
 // asks for motion animates on a session under reduced motion; the laws carry both variants.
 let calm = try await client.createSession(
