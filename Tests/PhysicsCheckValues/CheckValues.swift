@@ -87,6 +87,8 @@ public struct LayoutStep: Sendable {
     public let contentHeight: Double?
     /// (height, safeAreaTop, safeAreaBottom).
     public let geometry: (Double, Double, Double)?
+    /// An anchored row's `buy` detent moved to this point (the `detents` option sent again).
+    public var anchor: Double? = nil
 
     public static func keyboard(_ k: Double) -> LayoutStep {
         LayoutStep(keyboardInset: k, contentHeight: nil, geometry: nil)
@@ -96,6 +98,9 @@ public struct LayoutStep: Sendable {
     }
     public static func screen(_ h: Double, _ st: Double, _ sb: Double) -> LayoutStep {
         LayoutStep(keyboardInset: nil, contentHeight: nil, geometry: (h, st, sb))
+    }
+    public static func anchor(_ y: Double) -> LayoutStep {
+        LayoutStep(keyboardInset: nil, contentHeight: nil, geometry: nil, anchor: y)
     }
 }
 
@@ -134,8 +139,10 @@ public struct LayoutCheck: Sendable, CustomStringConvertible {
     }
 
     /// The `detents` option: each detent's name and its spec's members, or nil for the default
-    /// detents.
-    public var detentSpecs: [(String, [(String, Double)])]? {
+    /// detents (`anchor`: the buy detent's point, where a step moved it).
+    public var detentSpecs: [(String, [(String, Double)])]? { detentSpecs(anchor: anchor) }
+
+    public func detentSpecs(anchor: Double?) -> [(String, [(String, Double)])]? {
         if let anchor {
             let buy = [("contentAnchor", anchor)] + (anchorOffset.map { [("offset", $0)] } ?? [])
             return [("full", [("fromTop", 18)]), ("buy", buy), ("tip", [("height", 69)])]
@@ -165,6 +172,12 @@ public struct LayoutCheck: Sendable, CustomStringConvertible {
         if let h = step.contentHeight { members.append(#""contentHeight": \#(h)"#) }
         if let (h, st, sb) = step.geometry {
             members.append(#""geometry": {"height": \#(h), "safeAreaTop": \#(st), "safeAreaBottom": \#(sb)}"#)
+        }
+        if let y = step.anchor, let specs = detentSpecs(anchor: y) {
+            let detents = specs.map { name, spec in
+                #""\#(name)": {"# + spec.map { #""\#($0.0)": \#($0.1)"# }.joined(separator: ", ") + "}"
+            }
+            members.append(#""options": {"detents": {"# + detents.joined(separator: ", ") + "}}")
         }
         return "{" + members.joined(separator: ", ") + "}"
     }
@@ -402,6 +415,16 @@ public enum CheckValues {
             [("full", 18), ("buy", 315), ("tip", 728), ("hidden", 797)], [], ("buy", 315),
             "contentAnchor with offset 62: H − (420 + 62) = 315, kept while the content still reaches the point",
             anchor: 420, anchorOffset: 62),
+        LayoutCheck(
+            false, "lift", 600, "buy", [.anchor(300)],
+            [("full", 18), ("buy", 497), ("tip", 728), ("hidden", 797)], [], ("buy", 497),
+            "contentAnchor moved (the detents option sent again): re-placed by name, the card follows it",
+            anchor: 420),
+        LayoutCheck(
+            false, "lift", 600, "buy", [.anchor(700)],
+            [("full", 18), ("tip", 728), ("hidden", 797)], ["buy"], ("tip", 728),
+            "contentAnchor moved past the content's end: unreachable, the card to the nearest by progress",
+            anchor: 420),
     ]
 
     /// "Momentum across the boundary" (default detents: full 18, half 398.5, tip 728, hidden 797;

@@ -101,6 +101,11 @@ func layoutChange(_ row: LayoutCheck) throws {
         if let (h, st, sb) = step.geometry {
             change.geometry = try Geometry(height: h, safeAreaTop: st, safeAreaBottom: sb)
         }
+        if let y = step.anchor, let specs = row.detentSpecs(anchor: y) {
+            change.options = [
+                ("detents", .object(specs.map { name, spec in (name, .object(spec.map { ($0.0, .number($0.1)) })) }))
+            ]
+        }
         let out = s.handle(.layout(change), at: Double(i + 1))
         #expect(out.relaid, "step \(i): \(out.action)")
     }
