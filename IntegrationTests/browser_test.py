@@ -539,7 +539,11 @@ def edges_page():
     - the map: a non-modal bottom sheet (interactiveUpThrough medium): a click on the page behind
       lands at medium (dimmed all the same) and at peek, and is taken by the overlay at large;
     - reduced motion (prefers-reduced-motion emulated, the session's `reducedMotion`): a release
-      jumps, with no intermediate frame drawn or sent."""
+      jumps, with no intermediate frame drawn or sent;
+    - reduced motion per request (the page's release control, `reducedMotion` on the `ended`): on
+      the reduced session a release that asks for motion animates, on a session with motion one
+      that asks for reduced motion jumps with no intermediate frame; the session keeps its setting
+      and sheet-client.js predicted both."""
     driver = latency.new_driver()
     cdp = latency.CDP(driver)
     js = driver.execute_script
@@ -663,8 +667,35 @@ def edges_page():
                       and clean(stats) and stats.get("releases") == 1,
                       f"released at {at_release} → {snap['detent']} {target}; {len(drawn)} frames drawn since the release "
                       f"(distinct {sorted(set(round(c, 3) for c in drawn))}), sheetd's frames {frames}; {counters(stats)}")
+                # -- per request: `reducedMotion: false` on the ended animates this one release on the reduced session
+                js("edgesDemo.setReleaseMotion('animated')")
+                back = js("return edgesDemo.card().constant")
+                card, snap, release, stats = gesture(-150, 8 / 120, 0.25)
+                drawn = js("return edgesDemo.drawnSinceRelease()") or []
+                between = [c for c in drawn if abs(c - snap["final"]) > 1e-9]
+                again = get_json(f"sessions/{card['session']}")
+                check("edges page: reduced motion per request: an ended with reducedMotion false animates on the reduced session, predicted",
+                      (release or {}).get("snap", {}).get("reducedMotion") is False and (release or {}).get("animation", {}).get("curve") == "spring"
+                      and len(between) > 2 and again.get("reducedMotion") is True and clean(stats) and stats.get("releases") == 2,
+                      f"from {back}: {snap['detent']} {snap['final']}, snap {(release or {}).get('snap')}, {len(between)} intermediate frames drawn, "
+                      f"session reducedMotion {again.get('reducedMotion')}; {counters(stats)}")
         finally:
             driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "no-preference"}]})
+        # -- per request: `reducedMotion: true` on the ended jumps on a session with motion, and the session keeps it
+        if reset("bottom"):
+            js("edgesDemo.setReleaseMotion('reduced')")
+            snap0 = get_json(f"sessions/{js('return edgesDemo.card().session')}")
+            card, snap, release, stats = gesture(150, 8 / 120, 0.25)
+            drawn = js("return edgesDemo.drawnSinceRelease()") or []
+            at_release = snap0["detents"]["half"] + 150
+            between = [c for c in drawn if abs(c - snap["final"]) > 1e-9 and abs(c - at_release) > 1e-9]
+            js("edgesDemo.setReleaseMotion('session')")
+            check("edges page: reduced motion per request: an ended with reducedMotion true jumps on a session with motion, no intermediate frame, predicted",
+                  snap0.get("reducedMotion") is None and (snap0.get("releaseLaw") or {}).get("requestOverride", {}).get("reducedMotion") is True
+                  and (release or {}).get("snap", {}).get("reducedMotion") is True and snap["detent"] == "tip" and drawn
+                  and drawn[-1] == snap["final"] and not between and snap.get("reducedMotion") is None and clean(stats) and stats.get("releases") == 1,
+                  f"released at {at_release} → {snap['detent']} {snap['final']}, snap {(release or {}).get('snap')}; {len(drawn)} frames drawn "
+                  f"(distinct {sorted(set(round(c, 3) for c in drawn))}); {counters(stats)}")
         errors = console_errors(driver)
         check("edges page: no console errors", not errors, "; ".join(e["message"] for e in errors)[:300])
         # the stacks page, in this browser (no start-up of its own)
@@ -1153,6 +1184,32 @@ def layout_page(rtts=(0, 200)):
             stats = card()["stats"]
             check(f"{label}: content-fit detents follow the content element's height", ok and clean(stats) and stats.get("layouts", 0) >= 3,
                   "; ".join(details) + f"; {counters(stats)}")
+
+            # -- a contentAnchor detent: the card stops with the Buy button just above the bottom safe edge,
+            #    follows the button when it moves (the anchor re-resolved by name) and stays when rows below it change
+            reset(policy="lift", mode="anchor", rows=3, detent="buy")
+            ok, details = True, []
+            for step, action in (("created", None), ("Buy ↓", "return layoutDemo.moveBuy(1)"), ("Buy ↓", "return layoutDemo.moveBuy(1)"),
+                                 ("Buy ↑", "return layoutDemo.moveBuy(-1)"), ("rows below 3 → 7", "layoutDemo.setRows(7)")):
+                revision = card()["revision"]
+                if action:
+                    js(action)
+                    wait_for(lambda: card()["revision"] > revision, slow)
+                c = idle(slow) and card()
+                buy = js("return layoutDemo.buy()")
+                snap = server(c["session"]) if c else {}
+                spec = buy["detents"]["buy"]
+                H = 844 - 47
+                expected = H - (spec["contentAnchor"] + spec["offset"])
+                good = bool(c) and snap.get("detent") == "buy" and snap.get("detents", {}).get("buy") == expected and snap.get("final") == expected \
+                    and c["constant"] == expected and abs(buy["bottom"] - buy["safeBottom"]) < 0.5 and "buy" not in snap.get("unreachable", [])
+                ok = ok and good
+                details.append(f"{step}: anchor {spec['contentAnchor']:.1f} + offset {spec['offset']:.1f} → buy {snap.get('detents', {}).get('buy')} "
+                               f"(H − (anchor + offset) = {expected:.2f}), drawn {c and c['constant']}, button bottom {buy['bottom']:.2f} px, "
+                               f"safe edge {buy['safeBottom']:.2f} px")
+            stats = card()["stats"]
+            check(f"{label}: a contentAnchor detent stops the card with the Buy button visible, and follows the button",
+                  ok and clean(stats) and stats.get("layoutsUnpredicted", 0) >= 3, "; ".join(details) + f"; {counters(stats)}")
 
             # -- momentum across the list's boundary (the hand-off on: contentScrollsAt everywhere, momentumHandOff)
             list_hand_off(label, slow, to_rest=rtt == rtts[0])

@@ -198,6 +198,54 @@ def run(base: str) -> tuple[int, int]:
               repr(moved)[:200])
         check(delete_session.sync_detailed(drawer.id, client=client).status_code == 204, "edge: deleted")
 
+    # A contentAnchor detent: the card stops with the content shown down to a point (a Buy button's
+    # bottom) and an offset more; unreachable once the content ends above the point.
+    anchored = typed("anchor: created snapshot", create_session.sync_detailed(client=client, body=m.FluidConfig(
+        preset=m.FluidConfigPreset.FLUID, content_height=500, options=m.FluidOptions(
+            detents=m.FluidOptionsDetents.from_dict(
+                {"full": {"fromTop": 18}, "buy": {"contentAnchor": 300, "offset": 62}, "tip": {"height": 69}})),
+        initial_detent="buy")), 201)
+    if anchored is not None:
+        rules = {r.name: r for r in anchored.layout_law.detents}
+        check(anchored.detents.additional_properties.get("buy") == 435 and rules["buy"].kind.value == "contentAnchor"
+              and rules["buy"].offset == 62,
+              "anchor: H − (300 + 62) = 435, the layout law's rule carries its offset", repr(anchored.layout_law)[:300])
+        shrunk = typed("anchor: content result", pan.sync_detailed(anchored.id, client=client, body=m.LayoutEvent(
+            phase=m.LayoutEventPhase.LAYOUT, content_height=200, motion=m.LayoutMotionType0.NONE)))
+        check(shrunk is not None and shrunk.unreachable == ["buy"] and shrunk.snap.detent != "buy",
+              "anchor: a point past the content's end is unreachable, and the card leaves it", repr(shrunk)[:300])
+        check(delete_session.sync_detailed(anchored.id, client=client).status_code == 204, "anchor: deleted")
+
+    # Reduced motion per request: a show that asks for it jumps on a session with motion, an ended
+    # that asks for motion animates on a session under reduced motion; the laws carry both
+    # variants (`requestOverride`), and the session's own setting never changes.
+    calm = typed("reduced motion: created snapshot", create_session.sync_detailed(client=client, body=m.FluidConfig(
+        preset=m.FluidConfigPreset.FLUID, initial_detent="half")), 201)
+    if calm is not None:
+        law = calm.release_law
+        check(law.reduced_motion is False and isinstance(law.request_override, m.MotionVariant)
+              and law.request_override.reduced_motion is True
+              and law.request_override.motions[0].curve.duration == 0,
+              "reduced motion: the release law carries the jump a request may ask for", repr(law)[:300])
+        jumped = typed("reduced motion: show result", show.sync_detailed(calm.id, client=client, body=m.ShowRequest(
+            detent="full", reduced_motion=True)))
+        check(jumped is not None and jumped.snap.reduced_motion is True and jumped.animation.duration == 0,
+              "reduced motion: a show with reducedMotion true jumps, and says so", repr(jumped)[:300])
+        again = typed("reduced motion: GET snapshot", get_session.sync_detailed(calm.id, client=client))
+        check(again is not None and again.release_law.reduced_motion is False,
+              "reduced motion: the session keeps its own setting", repr(again)[:200])
+        check(delete_session.sync_detailed(calm.id, client=client).status_code == 204, "reduced motion: deleted")
+    still = typed("reduced motion: reduced session", create_session.sync_detailed(client=client, body=m.FluidConfig(
+        preset=m.FluidConfigPreset.FLUID, reduced_motion=True, initial_detent="half")), 201)
+    if still is not None:
+        typed("reduced motion: began result", pan.sync_detailed(still.id, client=client, body=m.PanEvent(
+            phase=m.PanPhase.BEGAN)))
+        moved = typed("reduced motion: ended result", pan.sync_detailed(still.id, client=client, body=m.PanEvent(
+            phase=m.PanPhase.ENDED, velocity=-2000, reduced_motion=False)))
+        check(moved is not None and moved.snap.reduced_motion is False and moved.animation.curve == m.AnimationCurve.SPRING,
+              "reduced motion: an ended with reducedMotion false animates on a reduced session", repr(moved)[:300])
+        check(delete_session.sync_detailed(still.id, client=client).status_code == 204, "reduced motion: deleted")
+
     # A stack: a root whose page recedes (`recede.backdrop`) and a sheet over it; the covered root
     # says so with its transform, refuses a drag (409), and a cascading dismiss closes both.
     root = typed("stack: root snapshot", put_session.sync_detailed("py-root", client=client, body=m.FluidConfig(

@@ -167,10 +167,11 @@ public final class SheetModel: Sendable {
     }
 
     /// What moves the card from `from` to `to`: the release law's motion (twitter shows with its
-    /// spring: `releasedAbove` never applies to a show).
+    /// spring: `releasedAbove` never applies to a show), under the request's own reduced-motion
+    /// setting (nil: the session's).
     func animationCurve(
-        from: Double, to target: Detent, velocity v: Double, isShow: Bool
+        from: Double, to target: Detent, velocity v: Double, isShow: Bool, reducedMotion: Bool? = nil
     ) -> (curve: AnimationCurve, duration: Double) {
-        releaseLaw.motion(from: from, to: target, velocity: v, isShow: isShow)
+        releaseLaw.motion(from: from, to: target, velocity: v, isShow: isShow, reducedMotion: reducedMotion)
     }
 }

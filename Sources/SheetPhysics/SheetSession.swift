@@ -110,7 +110,18 @@ public struct SheetSession: Sendable {
     }
 
     /// Applies `event` at `time`. A conflict leaves the session exactly as it was.
-    public mutating func handle(_ event: SheetEvent, at time: Double) -> SheetOutcome {
+    /// `reducedMotion`: the request's own reduced-motion setting for the motion the event starts
+    /// (nil: the session's); it changes nothing else and is not kept (a `layout` event's own
+    /// `reducedMotion` is the one that changes the session's setting, and a layout move follows it).
+    public mutating func handle(_ event: SheetEvent, at time: Double, reducedMotion: Bool? = nil) -> SheetOutcome {
+        // The request's own setting: the parameter, else what the pan or fling event says.
+        let r: Bool?
+        switch event {
+        case .layout: r = nil
+        case let .pan(pan): r = reducedMotion ?? pan.reducedMotion
+        case let .fling(_, flingReduced): r = reducedMotion ?? flingReduced
+        case .show, .dismiss, .step: r = reducedMotion
+        }
         guard time >= lastTime else {
             return conflict(.clockBackwards(time: time, last: lastTime), at: time)
         }
@@ -123,27 +134,29 @@ public struct SheetSession: Sendable {
         case let .pan(pan):
             switch pan.phase {
             case .began: result = began(pan, at: time)
-            case .changed: result = changed(pan, at: time)
-            case .ended: result = ended(pan, at: time)
-            case .cancelled: result = cancelled(at: time)
+            case .changed: result = changed(pan, at: time, reducedMotion: r)
+            case .ended: result = ended(pan, at: time, reducedMotion: r)
+            case .cancelled: result = cancelled(at: time, reducedMotion: r)
             }
         case let .show(name):
-            result = show(name, at: time)
+            result = show(name, at: time, reducedMotion: r)
         case .dismiss:
-            result = dismiss(at: time)
+            result = dismiss(at: time, reducedMotion: r)
         case let .layout(change):
             result = relayout(change, at: time)
-        case let .fling(velocity):
-            result = fling(velocity, at: time)
+        case let .fling(velocity, _):
+            result = fling(velocity, at: time, reducedMotion: r)
         case let .step(expand):
-            result = step(expand: expand, at: time)
+            result = step(expand: expand, at: time, reducedMotion: r)
         }
+        var answered = result
         switch result.action {
         case .conflict, .invalid: phase = before
-        case .dragged, .settle, .unchanged: break
+        case .settle: answered.reducedMotion = model.releaseLaw.variant(reducedMotion: r).reducedMotion
+        case .dragged, .unchanged: break
         }
         // Only a layout event replaces the model, and only once it is accepted (`relayout`).
-        return result
+        return answered
     }
 
     func conflict(_ c: SheetConflict, at time: Double) -> SheetOutcome {
@@ -206,7 +219,7 @@ public struct SheetSession: Sendable {
         return conflict(.noDrag(phase, state: snapshot(at: time).state), at: time)
     }
 
-    private mutating func changed(_ pan: PanEvent, at time: Double) -> SheetOutcome {
+    private mutating func changed(_ pan: PanEvent, at time: Double, reducedMotion: Bool?) -> SheetOutcome {
         settle(at: time)
         guard case var .dragging(drag) = phase else { return withoutDrag(.changed, at: time) }
         let translation = pan.translation ?? drag.lastTranslation
@@ -248,7 +261,7 @@ public struct SheetSession: Sendable {
             finishedDrag = true
             let a = startAnimation(
                 from: drag.constant, alpha: model.alpha(at: drag.constant), to: other, velocity: 0, at: time,
-                isShow: false)
+                isShow: false, reducedMotion: reducedMotion)
             return outcome(.settle(a, snap), at: time)
         }
         phase = .dragging(drag)
@@ -258,7 +271,7 @@ public struct SheetSession: Sendable {
         return result
     }
 
-    private mutating func ended(_ pan: PanEvent, at time: Double) -> SheetOutcome {
+    private mutating func ended(_ pan: PanEvent, at time: Double, reducedMotion: Bool?) -> SheetOutcome {
         settle(at: time)
         guard case var .dragging(drag) = phase else { return withoutDrag(.ended, at: time) }
         // An ended that carries a translation places the card first (not a velocity sample).
@@ -278,7 +291,8 @@ public struct SheetSession: Sendable {
             snap = model.releaseLaw.snap(constant: drag.constant, velocity: v, origin: model.detents[drag.origin])
         }
         lastTime = time
-        let (a, handed) = release(from: drag.constant, to: snap.detent, velocity: velocity, at: time)
+        let (a, handed) = release(
+            from: drag.constant, to: snap.detent, velocity: velocity, at: time, reducedMotion: reducedMotion)
         var result = outcome(.settle(a, snap), at: time)
         result.velocity = v
         result.velocitySource = source
@@ -287,7 +301,7 @@ public struct SheetSession: Sendable {
         return result
     }
 
-    private mutating func cancelled(at time: Double) -> SheetOutcome {
+    private mutating func cancelled(at time: Double, reducedMotion: Bool?) -> SheetOutcome {
         settle(at: time)
         guard case let .dragging(drag) = phase else { return withoutDrag(.cancelled, at: time) }
         lastTime = time
@@ -295,7 +309,7 @@ public struct SheetSession: Sendable {
         let snap = Snap(detent: origin, reason: "cancelled: back to \(origin.name)", projected: nil)
         let a = startAnimation(
             from: drag.constant, alpha: model.alpha(at: drag.constant), to: origin, velocity: 0, at: time,
-            isShow: false)
+            isShow: false, reducedMotion: reducedMotion)
         var result = outcome(.settle(a, snap), at: time)
         result.velocity = 0
         return result
@@ -303,13 +317,15 @@ public struct SheetSession: Sendable {
 
     /// A release's animation, from `from` at `velocity` to `target`; where the release law hands
     /// the momentum to the content (`ReleaseLaw.handOff`), it ends as the spring first reaches
-    /// the top-most detent, and the content takes the velocity the card has then.
+    /// the top-most detent, and the content takes the velocity the card has then. `reducedMotion`:
+    /// the request's own setting (nil: the session's).
     mutating func release(
-        from: Double, to target: Detent, velocity: Double, at time: Double
+        from: Double, to target: Detent, velocity: Double, at time: Double, reducedMotion: Bool? = nil
     ) -> (Animation, ScrollFling?) {
-        if let h = model.releaseLaw.handOff, target.name == h.name, from > target.constant,
+        if let h = model.releaseLaw.variant(reducedMotion: reducedMotion).handOff, target.name == h.name,
+            from > target.constant,
             case let .spring(response, zeta, v) = model.animationCurve(
-                from: from, to: target, velocity: velocity, isShow: false
+                from: from, to: target, velocity: velocity, isShow: false, reducedMotion: reducedMotion
             ).curve
         {
             let oscillator = DampedOscillator(
@@ -325,14 +341,15 @@ public struct SheetSession: Sendable {
             }
         }
         let a = startAnimation(
-            from: from, alpha: model.alpha(at: from), to: target, velocity: velocity, at: time, isShow: false)
+            from: from, alpha: model.alpha(at: from), to: target, velocity: velocity, at: time, isShow: false,
+            reducedMotion: reducedMotion)
         return (a, nil)
     }
 
     /// The content's fling reached the content's top with `velocity` (pt/s, > 0: downward) while
     /// the card rests where the content scrolls: the card takes the momentum, released from its
     /// detent by the release law.
-    private mutating func fling(_ velocity: Double, at time: Double) -> SheetOutcome {
+    private mutating func fling(_ velocity: Double, at time: Double, reducedMotion: Bool?) -> SheetOutcome {
         settle(at: time)
         guard case let .resting(i) = phase, model.contentScrolls(at: model.detents[i]) else {
             return conflict(.noScroll(state: snapshot(at: time).state), at: time)
@@ -341,7 +358,8 @@ public struct SheetSession: Sendable {
         let snap = model.releaseLaw.snap(constant: origin.constant, velocity: velocity, origin: origin)
         lastTime = time
         finishedDrag = false
-        let (a, handed) = release(from: origin.constant, to: snap.detent, velocity: velocity, at: time)
+        let (a, handed) = release(
+            from: origin.constant, to: snap.detent, velocity: velocity, at: time, reducedMotion: reducedMotion)
         var result = outcome(.settle(a, snap), at: time)
         result.velocity = velocity
         result.velocitySource = .client
@@ -351,7 +369,7 @@ public struct SheetSession: Sendable {
 
     // MARK: Show and dismiss
 
-    private mutating func show(_ name: String?, at time: Double) -> SheetOutcome {
+    private mutating func show(_ name: String?, at time: Double, reducedMotion: Bool?) -> SheetOutcome {
         let target: Detent
         if let name {
             if let error = validateShowTarget(name) {
@@ -361,23 +379,25 @@ public struct SheetSession: Sendable {
         } else {
             target = model.showDefault
         }
-        return move(to: target, reason: "show(\(target.name))", at: time, isShow: true)
+        return move(to: target, reason: "show(\(target.name))", at: time, isShow: true, reducedMotion: reducedMotion)
     }
 
-    private mutating func dismiss(at time: Double) -> SheetOutcome {
+    private mutating func dismiss(at time: Double, reducedMotion: Bool?) -> SheetOutcome {
         settle(at: time)
         if case .hidden = phase {
             lastTime = time
             finishedDrag = false
             return outcome(.unchanged, at: time)
         }
-        return move(to: model.dismissTarget, reason: "dismiss → \(model.dismissTarget.name)", at: time, isShow: false)
+        return move(
+            to: model.dismissTarget, reason: "dismiss → \(model.dismissTarget.name)", at: time, isShow: false,
+            reducedMotion: reducedMotion)
     }
 
     /// An accessibility step: to the next visible detent up or down from where the card rests or
     /// heads (down from the lowest: the dismiss target, where it hides; up from hidden: the
     /// preset's show default), by the release law's motion from the card's position and velocity.
-    private mutating func step(expand: Bool, at time: Double) -> SheetOutcome {
+    private mutating func step(expand: Bool, at time: Double, reducedMotion: Bool?) -> SheetOutcome {
         settle(at: time)
         let visible = model.detents.filter { !$0.isHidden }
         let current: Detent?
@@ -411,7 +431,9 @@ public struct SheetSession: Sendable {
             return result
         }
         let verb = target.isHidden ? "dismiss" : (expand ? "expand" : "collapse")
-        var result = move(to: target, reason: "step: \(verb) to \(target.name)", at: time, isShow: current == nil)
+        var result = move(
+            to: target, reason: "step: \(verb) to \(target.name)", at: time, isShow: current == nil,
+            reducedMotion: reducedMotion)
         result.step = StepFacts(
             expand: expand, detent: target, position: target.isHidden ? 0 : position(target), count: visible.count,
             moved: true, presented: current == nil)
@@ -420,14 +442,17 @@ public struct SheetSession: Sendable {
 
     /// show/dismiss: from wherever the card is (ending a drag, catching an animation with its
     /// velocity) to `target`.
-    private mutating func move(to target: Detent, reason: String, at time: Double, isShow: Bool) -> SheetOutcome {
+    private mutating func move(
+        to target: Detent, reason: String, at time: Double, isShow: Bool, reducedMotion: Bool?
+    ) -> SheetOutcome {
         settle(at: time)
         let now = snapshot(at: time)
         let interrupted = now.animation
         lastTime = time
         finishedDrag = false
         let a = startAnimation(
-            from: now.constant, alpha: now.dimmerAlpha, to: target, velocity: now.velocity, at: time, isShow: isShow)
+            from: now.constant, alpha: now.dimmerAlpha, to: target, velocity: now.velocity, at: time, isShow: isShow,
+            reducedMotion: reducedMotion)
         return outcome(
             .settle(a, Snap(detent: target, reason: reason, projected: nil)), at: time, interrupted: interrupted)
     }
@@ -447,10 +472,13 @@ public struct SheetSession: Sendable {
 
     mutating func startAnimation(
         from: Double, alpha: Double, to target: Detent, velocity: Double, at time: Double, isShow: Bool,
-        motion: (curve: AnimationCurve, duration: Double)? = nil, alphaRule: AlphaRule? = nil
+        motion: (curve: AnimationCurve, duration: Double)? = nil, alphaRule: AlphaRule? = nil,
+        reducedMotion: Bool? = nil
     ) -> Animation {
         let (curve, duration) =
-            motion ?? model.animationCurve(from: from, to: target, velocity: velocity, isShow: isShow)
+            motion
+            ?? model.animationCurve(
+                from: from, to: target, velocity: velocity, isShow: isShow, reducedMotion: reducedMotion)
         animationCount += 1
         let a = Animation(
             id: animationCount, curve: curve, from: from, to: target.constant, duration: duration, fromAlpha: alpha,

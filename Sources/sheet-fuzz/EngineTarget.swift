@@ -27,7 +27,7 @@ enum EngineTarget {
     ]
     private static let keys = [
         "open", "compressed", "closed", "custom", "full", "half", "tip", "fromTop", "fraction", "height", "hidden",
-        "a", "b", "c",
+        "content", "contentAnchor", "offset", "a", "b", "c",
     ]
 
     static func run(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -138,12 +138,16 @@ enum EngineTarget {
     }
 
     /// A pan event as Decode.pan builds it: translation optional except on changed (required),
-    /// velocity only on ended (nil: estimated), scrollOffset only with scroll hand-off.
+    /// velocity only on ended (nil: estimated), scrollOffset only with scroll hand-off; the
+    /// request's own reducedMotion by the op's top bits (none, true, false, none).
     private static func pan(_ phase: PanPhase, _ op: UInt8, _ r: inout ByteReader, _ preset: PresetName) -> PanEvent {
         let translation: Double? = phase == .changed || op & 0x10 != 0 ? r.number(limit: 1e6) : nil
         let velocity: Double? = phase == .ended && op & 0x08 == 0 ? r.number(limit: 1e6) : nil
         let scrollOffset: Double? = preset.has(.scrollHandOff) && op & 0x20 != 0 ? r.number(limit: 1e6) : nil
-        return PanEvent(phase: phase, translation: translation, velocity: velocity, scrollOffset: scrollOffset)
+        let reducedMotion: Bool? = [nil, true, false, nil][Int(op >> 6)]
+        return PanEvent(
+            phase: phase, translation: translation, velocity: velocity, scrollOffset: scrollOffset,
+            reducedMotion: reducedMotion)
     }
 
     /// An option value of any JSON shape; numbers may be any finite Double (the reader refuses

@@ -87,6 +87,8 @@ public struct LayoutStep: Sendable {
     public let contentHeight: Double?
     /// (height, safeAreaTop, safeAreaBottom).
     public let geometry: (Double, Double, Double)?
+    /// An anchored row's `buy` detent moved to this point (the `detents` option sent again).
+    public var anchor: Double? = nil
 
     public static func keyboard(_ k: Double) -> LayoutStep {
         LayoutStep(keyboardInset: k, contentHeight: nil, geometry: nil)
@@ -96,6 +98,9 @@ public struct LayoutStep: Sendable {
     }
     public static func screen(_ h: Double, _ st: Double, _ sb: Double) -> LayoutStep {
         LayoutStep(keyboardInset: nil, contentHeight: nil, geometry: (h, st, sb))
+    }
+    public static func anchor(_ y: Double) -> LayoutStep {
+        LayoutStep(keyboardInset: nil, contentHeight: nil, geometry: nil, anchor: y)
     }
 }
 
@@ -117,22 +122,43 @@ public struct LayoutCheck: Sendable, CustomStringConvertible {
     /// Where the card rests after the last step.
     public let rest: (String, Double)
     public let rule: String
+    /// An anchored session instead: full fromTop 18, buy `{"contentAnchor": anchor}` (with
+    /// `anchorOffset` where given), tip height 69.
+    public let anchor: Double?
+    public let anchorOffset: Double?
 
     init(
         _ contentFit: Bool, _ keyboard: String, _ contentHeight: Double?, _ detent: String, _ steps: [LayoutStep],
-        _ detents: [(String, Double)], _ unreachable: [String], _ rest: (String, Double), _ rule: String
+        _ detents: [(String, Double)], _ unreachable: [String], _ rest: (String, Double), _ rule: String,
+        anchor: Double? = nil, anchorOffset: Double? = nil
     ) {
         (self.contentFit, self.keyboard, self.contentHeight, self.detent, self.steps) =
             (contentFit, keyboard, contentHeight, detent, steps)
         (self.detents, self.unreachable, self.rest, self.rule) = (detents, unreachable, rest, rule)
+        (self.anchor, self.anchorOffset) = (anchor, anchorOffset)
+    }
+
+    /// The `detents` option: each detent's name and its spec's members, or nil for the default
+    /// detents (`anchor`: the buy detent's point, where a step moved it).
+    public var detentSpecs: [(String, [(String, Double)])]? { detentSpecs(anchor: anchor) }
+
+    public func detentSpecs(anchor: Double?) -> [(String, [(String, Double)])]? {
+        if let anchor {
+            let buy = [("contentAnchor", anchor)] + (anchorOffset.map { [("offset", $0)] } ?? [])
+            return [("full", [("fromTop", 18)]), ("buy", buy), ("tip", [("height", 69)])]
+        }
+        return contentFit ? [("full", [("fromTop", 18)]), ("fit", [("content", 40)]), ("tip", [("height", 69)])] : nil
     }
 
     /// The session's configuration as JSON (fluid, client clock).
     public var configuration: String {
         let detents =
-            contentFit
-            ? #""detents": {"full": {"fromTop": 18}, "fit": {"content": 40}, "tip": {"height": 69}}, "#
-            : ""
+            detentSpecs.map { specs in
+                let members = specs.map { name, spec in
+                    #""\#(name)": {"# + spec.map { #""\#($0.0)": \#($0.1)"# }.joined(separator: ", ") + "}"
+                }
+                return #""detents": {"# + members.joined(separator: ", ") + "}, "
+            } ?? ""
         let content = contentHeight.map { #""contentHeight": \#($0), "# } ?? ""
         return
             #"{"preset": "fluid", \#(content)"options": {\#(detents)"keyboard": "\#(keyboard)"}, "initialDetent": "\#(detent)", "clock": "client"}"#
@@ -146,6 +172,12 @@ public struct LayoutCheck: Sendable, CustomStringConvertible {
         if let h = step.contentHeight { members.append(#""contentHeight": \#(h)"#) }
         if let (h, st, sb) = step.geometry {
             members.append(#""geometry": {"height": \#(h), "safeAreaTop": \#(st), "safeAreaBottom": \#(sb)}"#)
+        }
+        if let y = step.anchor, let specs = detentSpecs(anchor: y) {
+            let detents = specs.map { name, spec in
+                #""\#(name)": {"# + spec.map { #""\#($0.0)": \#($0.1)"# }.joined(separator: ", ") + "}"
+            }
+            members.append(#""options": {"detents": {"# + detents.joined(separator: ", ") + "}}")
         }
         return "{" + members.joined(separator: ", ") + "}"
     }
@@ -357,6 +389,42 @@ public enum CheckValues {
             false, "lift", nil, "half", [.screen(390, 0, 21)],
             [("full", 18), ("half", 195), ("tip", 321), ("hidden", 390)], [], ("half", 195),
             "rotation: the detents of the new screen, the card at its detent's new place"),
+        LayoutCheck(
+            false, "lift", 600, "tip", [],
+            [("full", 18), ("buy", 377), ("tip", 728), ("hidden", 797)], [], ("tip", 728),
+            "contentAnchor: H − 420 = 377, the card shows the content down to the Buy button", anchor: 420),
+        LayoutCheck(
+            false, "lift", 600, "buy", [.content(300)],
+            [("full", 18), ("tip", 728), ("hidden", 797)], ["buy"], ("tip", 728),
+            "contentAnchor: a point past the content's end is unreachable; the card goes to the nearest by progress",
+            anchor: 420),
+        LayoutCheck(
+            false, "lift", nil, "tip", [.content(500)],
+            [("full", 18), ("buy", 377), ("tip", 728), ("hidden", 797)], [], ("tip", 728),
+            "contentAnchor: unreachable until the content's height is known", anchor: 420),
+        LayoutCheck(
+            false, "lift", 1000, "buy", [],
+            [("full", 18), ("buy", 18), ("tip", 728), ("hidden", 797)], [], ("buy", 18),
+            "contentAnchor: never above the top-most detent of the other kinds", anchor: 900),
+        LayoutCheck(
+            false, "lift", 600, "buy", [.keyboard(291)],
+            [("full", 18), ("buy", 86), ("tip", 437), ("hidden", 797)], [], ("buy", 86),
+            "contentAnchor and lift: rides up by the inset like every detent", anchor: 420),
+        LayoutCheck(
+            false, "lift", 600, "buy", [.content(500)],
+            [("full", 18), ("buy", 315), ("tip", 728), ("hidden", 797)], [], ("buy", 315),
+            "contentAnchor with offset 62: H − (420 + 62) = 315, kept while the content still reaches the point",
+            anchor: 420, anchorOffset: 62),
+        LayoutCheck(
+            false, "lift", 600, "buy", [.anchor(300)],
+            [("full", 18), ("buy", 497), ("tip", 728), ("hidden", 797)], [], ("buy", 497),
+            "contentAnchor moved (the detents option sent again): re-placed by name, the card follows it",
+            anchor: 420),
+        LayoutCheck(
+            false, "lift", 600, "buy", [.anchor(700)],
+            [("full", 18), ("tip", 728), ("hidden", 797)], ["buy"], ("tip", 728),
+            "contentAnchor moved past the content's end: unreachable, the card to the nearest by progress",
+            anchor: 420),
     ]
 
     /// "Momentum across the boundary" (default detents: full 18, half 398.5, tip 728, hidden 797;

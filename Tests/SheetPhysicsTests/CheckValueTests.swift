@@ -88,15 +88,9 @@ func showFrames(_ row: ShowFramesCheck) throws {
 @Test(arguments: CheckValues.layouts)
 func layoutChange(_ row: LayoutCheck) throws {
     var options: [(key: String, value: OptionValue)] = [("keyboard", .string(row.keyboard))]
-    if row.contentFit {
+    if let specs = row.detentSpecs {
         options.append(
-            (
-                "detents",
-                .object([
-                    ("full", .object([("fromTop", .number(18))])), ("fit", .object([("content", .number(40))])),
-                    ("tip", .object([("height", .number(69))])),
-                ])
-            ))
+            ("detents", .object(specs.map { name, spec in (name, .object(spec.map { ($0.0, .number($0.1)) })) })))
     }
     let layout = try Layout(geometry: .standard, keyboardInset: 0, contentHeight: row.contentHeight)
     var s = try SheetSession(
@@ -106,6 +100,11 @@ func layoutChange(_ row: LayoutCheck) throws {
             keyboardInset: step.keyboardInset, contentHeight: step.contentHeight, motion: LayoutMotion.none)
         if let (h, st, sb) = step.geometry {
             change.geometry = try Geometry(height: h, safeAreaTop: st, safeAreaBottom: sb)
+        }
+        if let y = step.anchor, let specs = row.detentSpecs(anchor: y) {
+            change.options = [
+                ("detents", .object(specs.map { name, spec in (name, .object(spec.map { ($0.0, .number($0.1)) })) }))
+            ]
         }
         let out = s.handle(.layout(change), at: Double(i + 1))
         #expect(out.relaid, "step \(i): \(out.action)")

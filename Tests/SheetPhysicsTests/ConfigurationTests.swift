@@ -110,6 +110,30 @@ struct OptionRow: Sendable, CustomTestStringConvertible {
         preset: .fluid, options: [("detents", .object([("a", .object([("fraction", .number(1.2))]))]))],
         field: "options.detents.a.fraction", rule: "fraction in [0, 1]"),
     OptionRow(
+        preset: .fluid, options: [("detents", .object([("buy", .object([("contentAnchor", .number(-1))]))]))],
+        field: "options.detents.buy.contentAnchor", rule: "an anchor is a point in the content: ≥ 0"),
+    OptionRow(
+        preset: .fluid,
+        options: [
+            ("detents", .object([("buy", .object([("contentAnchor", .number(300)), ("offset", .number(-62))]))]))
+        ],
+        field: "options.detents.buy.offset", rule: "an anchor's offset is ≥ 0 points"),
+    OptionRow(
+        preset: .fluid,
+        options: [("detents", .object([("a", .object([("height", .number(300)), ("offset", .number(62))]))]))],
+        field: "options.detents.a", rule: "offset belongs to contentAnchor only"),
+    OptionRow(
+        preset: .fluid,
+        options: [
+            (
+                "detents",
+                .object([
+                    ("buy", .object([("contentAnchor", .number(300)), ("offset", .number(1)), ("x", .number(1))]))
+                ])
+            )
+        ],
+        field: "options.detents.buy", rule: "an anchor takes its offset and nothing else"),
+    OptionRow(
         preset: .fluid,
         options: [
             (

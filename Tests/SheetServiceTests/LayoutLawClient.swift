@@ -13,6 +13,8 @@ struct ClientLayoutLaw {
         var name: String
         var kind: String
         var value: Double
+        /// `contentAnchor`: the points shown beyond the anchor.
+        var offset: Double
     }
     var rules: [Rule]
     var hideable: Bool
@@ -30,7 +32,8 @@ struct ClientLayoutLaw {
             Rule(
                 name: try Read.string(r, "name", in: "layoutLaw.detents[]"),
                 kind: try Read.string(r, "kind", in: "layoutLaw.detents[]"),
-                value: try Read.number(r, "value", in: "layoutLaw.detents[]"))
+                value: try Read.number(r, "value", in: "layoutLaw.detents[]"),
+                offset: r["offset"]?.double ?? 0)
         }
         guard case .bool(let h) = try Read.member(json, "hideable", in: "layoutLaw"),
             case .bool(let d) = try Read.member(json, "keyboardDrag", in: "layoutLaw")
@@ -67,17 +70,19 @@ struct ClientLayoutLaw {
             case "fromTop": c = r.value
             case "fraction": c = H - H * r.value
             case "height": c = H - r.value
+            case "contentAnchor": c = ch.flatMap { r.value <= $0 ? H - (r.value + r.offset) : nil }
             default: c = ch.map { H - ($0 + r.value) }
             }
             return c.map { min(max($0, 0), H) }
         }
         var top = Double.infinity
-        for (r, c) in zip(rules, constants) where r.kind != "content" { if let c, c < top { top = c } }
+        let followsContent = { (kind: String) in kind == "content" || kind == "contentAnchor" }
+        for (r, c) in zip(rules, constants) where !followsContent(r.kind) { if let c, c < top { top = c } }
         var fit = Double.infinity
-        for k in rules.indices where rules[k].kind == "content" {
+        for k in rules.indices where followsContent(rules[k].kind) {
             guard let c = constants[k] else { continue }
             constants[k] = max(c, top == .infinity ? 0 : top)
-            fit = min(fit, constants[k]!)
+            if rules[k].kind == "content" { fit = min(fit, constants[k]!) }
         }
         var reachable: [(index: Int, constant: Double)] = []
         var unreachable: [String] = []

@@ -19,6 +19,10 @@ private struct LayoutTally {
     var moves = 0
     var rebases = 0
     var refused = 0
+    /// Layout changes after which a `contentAnchor` detent was placed, and after which it was
+    /// unreachable (its point past the content's end, or no content height).
+    var anchorsPlaced = 0
+    var anchorsUnreachable = 0
     var failures: [String] = []
 
     mutating func fail(_ message: String) {
@@ -38,13 +42,18 @@ extension Gen {
         let pool = ["full", "large", "half", "fit", "tip", "peek"].shuffled(using: &rng)
         for name in pool.prefix(1 + int(4)) {
             let spec: (String, Double)
-            switch int(4) {
+            switch int(5) {
             case 0: spec = ("fromTop", pick([uniform(0, 900), 0, 18]))
             case 1: spec = ("fraction", pick([uniform(0, 1), 0.5, 1]))
             case 2: spec = ("height", pick([uniform(0, 900), 69]))
+            case 3: spec = ("contentAnchor", pick([uniform(0, 900), 0, 240, 300]))
             default: spec = ("content", pick([uniform(0, 120), 0, 34]))
             }
-            specs.append((name, .object([(spec.0, .number(spec.1))])))
+            var members: [(key: String, value: OptionValue)] = [(spec.0, .number(spec.1))]
+            if spec.0 == "contentAnchor", chance(0.6) {
+                members.append(("offset", .number(pick([uniform(0, 120), 62]))))
+            }
+            specs.append((name, .object(members)))
         }
         var o: [(key: String, value: OptionValue)] = [("detents", .object(specs))]
         o.append(("keyboard", .string(pick(["lift", "extend", "none"]))))
@@ -169,6 +178,13 @@ private func run(
             let oldProgress = dragLaw.progress(at:)
             layout = next
             detents = expected.detents
+            for rule in layoutLaw.rules where rule.kind == "contentAnchor" {
+                if expected.unreachable.contains(rule.name) {
+                    tally.anchorsUnreachable += 1
+                } else {
+                    tally.anchorsPlaced += 1
+                }
+            }
             if !o.relaid { tally.fail("\(config): a layout answer without its laws") }
             laws = try renderedLaws(session.model, revision: session.layoutRevision)
             dragLaw = try ClientLaw(json: try Read.member(laws, "dragLaw", in: "laws"))
@@ -288,7 +304,7 @@ private func run(
     func clientMatchesEngine() throws {
         let tally = try runLayouts()
         print(
-            "LayoutLawPropertyTests: \(tally.configs) configurations, \(tally.events) events, \(tally.layouts) layout changes (\(tally.refused) refused), \(tally.moves) moves predicted, \(tally.rebases) drags re-based"
+            "LayoutLawPropertyTests: \(tally.configs) configurations, \(tally.events) events, \(tally.layouts) layout changes (\(tally.refused) refused), \(tally.moves) moves predicted, \(tally.rebases) drags re-based, contentAnchor detents placed \(tally.anchorsPlaced) times and unreachable \(tally.anchorsUnreachable) times"
         )
         #expect(tally.failures.isEmpty, "\(tally.failures.joined(separator: "\n"))")
         #expect(tally.configs == layoutConfigs)
@@ -296,5 +312,6 @@ private func run(
         #expect(tally.layouts >= 20_000)
         #expect(tally.moves >= 2_000)
         #expect(tally.rebases >= 1_000)
+        #expect(tally.anchorsPlaced >= 1_000 && tally.anchorsUnreachable >= 1_000)
     }
 }

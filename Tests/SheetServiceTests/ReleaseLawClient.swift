@@ -40,6 +40,12 @@ enum Read {
         return s
     }
 
+    static func bool(_ value: JSONValue, _ key: String, in path: String) throws -> Bool {
+        let m = try member(value, key, in: path)
+        guard case .bool(let b) = m else { throw ClientReadError(description: "\(path).\(key) is \(m.kindName)") }
+        return b
+    }
+
     static func array(_ value: JSONValue, _ key: String, in path: String) throws -> [JSONValue] {
         let m = try member(value, key, in: path)
         guard case .array(let a) = m else { throw ClientReadError(description: "\(path).\(key) is \(m.kindName)") }
@@ -102,6 +108,10 @@ struct ClientReleaseLaw {
     var motions: [Motion]
     /// `handOff.detent`: the detent a spring hands its momentum to the content at (step 5).
     var handOff: String?
+    /// `reducedMotion`: the session's setting, which `motions` and `handOff` follow.
+    var reducedMotion: Bool
+    /// `requestOverride`: the motions and hand-off of a request that asks the other setting.
+    var override: (reducedMotion: Bool, motions: [Motion], handOff: String?)
 
     init(json: JSONValue) throws {
         velocityWindow = try Read.number(json, "velocityWindow", in: "releaseLaw")
@@ -123,15 +133,38 @@ struct ClientReleaseLaw {
                 ofProjection: nearest?["of"]?.string == "projection",
                 clamp: nearest?["clampToNeighbours"] == .bool(true))
         }
-        let h = try Read.member(json, "handOff", in: "releaseLaw")
-        handOff = h.isNull ? nil : try Read.string(h, "detent", in: "releaseLaw.handOff")
-        motions = try Read.array(json, "motions", in: "releaseLaw").map { motion in
+        (motions, handOff) = try Self.variant(json, in: "releaseLaw")
+        reducedMotion = try Read.bool(json, "reducedMotion", in: "releaseLaw")
+        let other = try Read.member(json, "requestOverride", in: "releaseLaw")
+        let (otherMotions, otherHandOff) = try Self.variant(other, in: "releaseLaw.requestOverride")
+        override = (try Read.bool(other, "reducedMotion", in: "releaseLaw.requestOverride"), otherMotions, otherHandOff)
+    }
+
+    /// `motions` and `handOff` of a law or of its `requestOverride`.
+    private static func variant(_ json: JSONValue, in path: String) throws -> ([Motion], String?) {
+        let h = try Read.member(json, "handOff", in: path)
+        let handOff = h.isNull ? nil : try Read.string(h, "detent", in: "\(path).handOff")
+        let motions = try Read.array(json, "motions", in: path).map { motion in
             let when = try Read.array(motion, "when", in: "motions[]")
             return Motion(
                 toHidden: when.contains { $0["toHidden"] == .bool(true) },
                 releasedAbove: when.compactMap { $0["releasedAbove"]?.double }.first,
                 curve: try Read.member(motion, "curve", in: "motions[]"))
         }
+        return (motions, handOff)
+    }
+
+    /// The law a request evaluates: its own `reducedMotion` (nil: the session's) picks the
+    /// session's motions and hand-off, or `requestOverride`'s where it differs from
+    /// `reducedMotion`. Returns the law and the setting applied.
+    func forRequest(reducedMotion requested: Bool?) -> (law: ClientReleaseLaw, reducedMotion: Bool) {
+        guard let requested, requested != reducedMotion else { return (self, reducedMotion) }
+        var law = self
+        law.motions = override.motions
+        law.handOff = override.handOff
+        law.reducedMotion = override.reducedMotion
+        law.override = (reducedMotion, motions, handOff)
+        return (law, override.reducedMotion)
     }
 
     /// Steps 2–4 of openapi.yaml's `ReleaseLaw` for a release at `c` with `v` from `origin`.

@@ -9,12 +9,19 @@ public struct PanEvent: Sendable, Hashable {
     public var velocity: Double?
     /// fluid: the inner scroll view's offset (0 = at the top); nil where not sent.
     public var scrollOffset: Double?
+    /// The request's own reduced-motion setting for the motion this event starts (`changed` at
+    /// transition's finish, `ended`, `cancelled`); nil: the session's.
+    public var reducedMotion: Bool?
 
     /// An event of `phase`; fields left out are the ones the client did not send.
-    public init(phase: PanPhase, translation: Double? = nil, velocity: Double? = nil, scrollOffset: Double? = nil) {
+    public init(
+        phase: PanPhase, translation: Double? = nil, velocity: Double? = nil, scrollOffset: Double? = nil,
+        reducedMotion: Bool? = nil
+    ) {
         self.phase = phase
         self.translation = translation
         self.velocity = velocity
         self.scrollOffset = scrollOffset
+        self.reducedMotion = reducedMotion
     }
 }

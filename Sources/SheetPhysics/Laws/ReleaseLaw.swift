@@ -11,7 +11,9 @@
 /// 2. with a `projection`, p: where momentum would carry the card (the snap reports it);
 /// 3. the first rule of `rules` whose conditions all hold picks the detent (the last rule has none);
 /// 4. the first rule of `motions` whose conditions hold picks the curve, from c to the detent's
-///    constant, starting at the event's time; the dimmer follows `alphaRule`.
+///    constant, starting at the event's time; the dimmer follows `alphaRule`. A request whose own
+///    `reducedMotion` differs from the session's (`reducedMotion`) reads `requestOverride`'s
+///    motions and hand-off instead.
 public struct ReleaseLaw: Sendable {
     /// Seconds of `changed` samples the velocity estimate reads, counted back from the release
     /// (0.1 s and 1 ns of slack, so a sample exactly 0.1 s before counts despite rounding).
@@ -20,35 +22,62 @@ public struct ReleaseLaw: Sendable {
     public let projection: MomentumProjection?
     /// Which detent a release goes to: the first rule that matches.
     public let rules: [ReleaseRule]
-    /// Which curve takes the card there: the first rule that matches.
-    public let motions: [MotionRule]
+    /// Which curve takes the card there under the session's setting: the first rule that matches.
+    public var motions: [MotionRule] { session.motions }
     /// How the dimmer moves during the animation.
     public let alphaRule: AlphaRule
     /// fluid with `momentumHandOff`: the top-most detent, where the content scrolls. Step 5: a
     /// spring to it from below (from > to) whose first crossing of the detent, t_c (the closed form
     /// of `DampedOscillator.firstCrossing`), comes before its settle time ends there, and the
-    /// content takes the card's velocity at t_c (`scrollFling`). nil: no hand-off.
-    public let handOff: Detent?
+    /// content takes the card's velocity at t_c (`scrollFling`). nil: no hand-off (and always nil
+    /// under reduced motion).
+    public var handOff: Detent? { session.handOff }
+    /// Whether the session is under reduced motion: `motions` and `handOff` are then the jump.
+    public var reducedMotion: Bool { session.reducedMotion }
+    /// The motions and hand-off under the session's reduced-motion setting.
+    public let session: MotionVariant
+    /// The motions and hand-off of a request that asks the other setting (its `reducedMotion`
+    /// differs from the session's): the animated ones on a reduced session, the jump otherwise.
+    public let requestOverride: MotionVariant
 
-    /// A law; every preset reads velocity over the same window, the estimator's.
+    /// A law; every preset reads velocity over the same window, the estimator's. Its motions are
+    /// the animated ones; a request under reduced motion jumps (`MotionVariant.jump`).
     init(
         velocityWindow: Double = VelocitySamples.window, projection: MomentumProjection? = nil,
         rules: [ReleaseRule], motions: [MotionRule], alphaRule: AlphaRule, handOff: Detent? = nil
     ) {
-        self.handOff = handOff
+        self.init(
+            velocityWindow: velocityWindow, projection: projection, rules: rules, alphaRule: alphaRule,
+            session: MotionVariant(reducedMotion: false, motions: motions, handOff: handOff), requestOverride: .jump)
+    }
+
+    private init(
+        velocityWindow: Double, projection: MomentumProjection?, rules: [ReleaseRule], alphaRule: AlphaRule,
+        session: MotionVariant, requestOverride: MotionVariant
+    ) {
         self.velocityWindow = velocityWindow
         self.projection = projection
         self.rules = rules
-        self.motions = motions
         self.alphaRule = alphaRule
+        self.session = session
+        self.requestOverride = requestOverride
     }
 
-    /// The same law under reduced motion: the same rules, every motion a jump (a linear curve of
-    /// duration 0), no hand-off (there is no momentum left to hand on).
+    /// The same law for a session under reduced motion: the same rules, the jump as the session's
+    /// motions, and the animated ones kept for a request that asks for motion (`reducedMotion:
+    /// false`).
     var jumping: ReleaseLaw {
-        ReleaseLaw(
-            velocityWindow: velocityWindow, projection: projection, rules: rules,
-            motions: [MotionRule([], .timed(.linear, duration: 0))], alphaRule: alphaRule, handOff: nil)
+        guard !session.reducedMotion else { return self }
+        return ReleaseLaw(
+            velocityWindow: velocityWindow, projection: projection, rules: rules, alphaRule: alphaRule,
+            session: .jump, requestOverride: session)
+    }
+
+    /// The motions a request uses: the session's, unless the request's own `reducedMotion` (nil:
+    /// it says nothing) differs from the session's setting, then `requestOverride`'s.
+    public func variant(reducedMotion requested: Bool?) -> MotionVariant {
+        guard let requested, requested != session.reducedMotion else { return session }
+        return requestOverride
     }
 
     /// Where a release at `constant` with `velocity`, from a drag that began at `origin`, sends
@@ -69,10 +98,11 @@ public struct ReleaseLaw: Sendable {
     /// The curve and duration (seconds) that move the card from `from` to `target` (step 4).
     /// `velocity` is the release velocity, pt/s; `isShow`: a `show`, to which `releasedAbove`
     /// never applies.
+    /// `reducedMotion`: the request's own setting (nil: the session's; `variant(reducedMotion:)`).
     public func motion(
-        from: Double, to target: Detent, velocity v: Double, isShow: Bool
+        from: Double, to target: Detent, velocity v: Double, isShow: Bool, reducedMotion: Bool? = nil
     ) -> (curve: AnimationCurve, duration: Double) {
-        for rule in motions
+        for rule in variant(reducedMotion: reducedMotion).motions
         where rule.conditions.allSatisfy({ $0.holds(from: from, to: target, isShow: isShow) }) {
             return rule.curve.animation(from: from, to: target.constant, velocity: v)
         }

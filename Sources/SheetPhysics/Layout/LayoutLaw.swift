@@ -8,9 +8,9 @@
 ///    dimension, safeAreaTop = the far side's inset); every step below reads that axis geometry;
 /// 1. H = geometry.height − geometry.safeAreaTop; each rule's constant by its kind (`DetentRule`),
 ///    clamped to [0, H];
-/// 2. top = the smallest constant of the rules not of kind `content` (0 where every rule is);
-///    a `content` rule's constant is clamped to [top, H], and is unreachable without a content
-///    height;
+/// 2. top = the smallest constant of the rules not of kind `content` or `contentAnchor` (0 where
+///    every rule is); such a rule's constant is clamped to [top, H], and is unreachable without a
+///    content height (a `contentAnchor` also where its point lies past the content's end);
 /// 3. where a `content` detent is reachable, fit = the smallest such constant, and every other
 ///    detent above it (constant < fit) is unreachable: the card would show empty space below its
 ///    content;
@@ -62,15 +62,15 @@ public struct LayoutLaw: Sendable, Hashable {
             rule.unclamped(H: H, contentHeight: layout.contentHeight).map { min(max($0, 0), H) }
         }
         var top: Double?
-        for (rule, c) in zip(detents, constants) where rule.kind != .content {
+        for (rule, c) in zip(detents, constants) where !rule.kind.followsContent {
             if let c, c < (top ?? .infinity) { top = c }
         }
         var fit: Double?
-        for (k, rule) in detents.enumerated() where rule.kind == .content {
+        for (k, rule) in detents.enumerated() where rule.kind.followsContent {
             guard let c = constants[k] else { continue }
             let clamped = max(c, top ?? 0)
             constants[k] = clamped
-            if clamped < (fit ?? .infinity) { fit = clamped }
+            if rule.kind == .content, clamped < (fit ?? .infinity) { fit = clamped }
         }
         var reachable: [(index: Int, constant: Double)] = []
         var unreachable: [String] = []

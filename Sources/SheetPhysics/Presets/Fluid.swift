@@ -14,6 +14,9 @@ enum Fluid: Preset {
     ]
 
     /// The most detents a configuration may name, and the longest name, in UTF-8 bytes.
+    /// What a detent spec may be, for the message refusing another.
+    static let detentShapes =
+        "expected exactly one of {\"fromTop\": pt}, {\"fraction\": f}, {\"height\": pt}, {\"content\": pt}, {\"contentAnchor\": pt} (with an optional \"offset\": pt)"
     static let maxDetents = 16
     static let maxDetentName = 32
 
@@ -22,7 +25,7 @@ enum Fluid: Preset {
             OptionInfo(
                 "detents", "object",
                 .object(defaultDetents),
-                "name → {\"fromTop\": pt} | {\"fraction\": f} | {\"height\": pt} | {\"content\": pt} (shows contentHeight + pt), 1 to 16 of them, names of 1 to 32 bytes; \"hidden\" is reserved"
+                "name → {\"fromTop\": pt} | {\"fraction\": f} | {\"height\": pt} | {\"content\": pt} (shows contentHeight + pt) | {\"contentAnchor\": pt, \"offset\": pt} (shows the content down to that point, and offset more), 1 to 16 of them, names of 1 to 32 bytes; \"hidden\" is reserved"
             ),
             OptionInfo("hideable", "boolean", .bool(true), "adds the hidden detent at H"),
             OptionInfo("rubberBand", "boolean", .bool(true), "resist over-drag instead of clamping"),
@@ -115,13 +118,17 @@ enum Fluid: Preset {
             guard name.utf8.count <= Self.maxDetentName else {
                 throw .invalidOption(field: path, reason: "detent names are at most \(Self.maxDetentName) bytes")
             }
-            guard case let .object(kv) = spec, kv.count == 1 else {
-                throw .invalidOption(
-                    field: path,
-                    reason:
-                        "expected exactly one of {\"fromTop\": pt}, {\"fraction\": f}, {\"height\": pt}, {\"content\": pt}"
-                )
+            // One member names the kind; a contentAnchor may add its `offset`.
+            guard case let .object(members) = spec, !members.isEmpty else {
+                throw .invalidOption(field: path, reason: Self.detentShapes)
             }
+            let anchored = members.contains { $0.key == DetentRule.Kind.contentAnchor.rawValue }
+            var kv = members
+            var offsetValue: OptionValue?
+            if anchored, let k = kv.firstIndex(where: { $0.key == "offset" }) {
+                offsetValue = kv.remove(at: k).value
+            }
+            guard kv.count == 1 else { throw .invalidOption(field: path, reason: Self.detentShapes) }
             guard let kind = DetentRule.Kind(rawValue: kv[0].key) else {
                 throw .unknownOption(field: "\(path).\(kv[0].key)", preset: .fluid)
             }
@@ -129,7 +136,10 @@ enum Fluid: Preset {
             // outside [0, H] on some layout is clamped to it there (LayoutLaw step 1).
             let range: ClosedRange<Double> = kind == .fraction ? 0...1 : 0...1e6
             let value = try OptionReader.number(kv[0].value, path: "\(path).\(kind.rawValue)", in: range)
-            detentRules.append(DetentRule(name: name, kind: kind, value: value))
+            let offset = try offsetValue.map { v throws(ConfigurationError) in
+                try OptionReader.number(v, path: "\(path).offset", in: 0...1e6)
+            }
+            detentRules.append(DetentRule(name: name, kind: kind, value: value, offset: offset ?? 0))
         }
         let hideable = try reader.bool("hideable", default: true)
         let keyboard = try reader.choice("keyboard", default: KeyboardPolicy.lift)

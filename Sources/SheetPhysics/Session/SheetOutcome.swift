@@ -26,6 +26,9 @@ public struct SheetOutcome: Sendable {
     public var scrollFling: ScrollFling?
     /// A step: where the card goes among its detents, for what a screen reader says.
     public var step: StepFacts?
+    /// The event started a motion: whether it is reduced motion's jump (the request's own
+    /// `reducedMotion`, else the session's setting); nil when nothing started.
+    public var reducedMotion: Bool?
     /// A layout event was accepted: the session's model (its detents and laws) is a new one.
     public var relaid = false
 

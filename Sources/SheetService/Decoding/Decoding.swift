@@ -130,13 +130,16 @@ enum Decode {
             scrollOffset = try f.number("scrollOffset")
         }
         let time = try time(&f, required: clock == .client)
+        // How the motion the event starts moves (began starts none: it changes nothing there).
+        let reducedMotion = try bool(&f, "reducedMotion")
         try f.finish(
             known: scrolls
-                ? "phase, translation, velocity, time, scrollOffset" : "phase, translation, velocity, time")
+                ? "phase, translation, velocity, time, scrollOffset, reducedMotion"
+                : "phase, translation, velocity, time, reducedMotion")
         // began, changed and cancelled take translation as sent (0 when absent on began).
         let event = PanEvent(
             phase: phase, translation: translation, velocity: phase == .ended ? velocity : nil,
-            scrollOffset: scrollOffset)
+            scrollOffset: scrollOffset, reducedMotion: reducedMotion)
         return (event, time)
     }
 
@@ -170,41 +173,47 @@ enum Decode {
         return decoded
     }
 
-    /// A show request: the detent (optional) and client time.
-    static func show(_ value: JSONValue?, clock: SessionClock, path: String = "") throws(Problem) -> (String?, Double?)
-    {
+    /// A show request: the detent (optional), client time and the request's reduced motion.
+    static func show(_ value: JSONValue?, clock: SessionClock, path: String = "") throws(Problem) -> (
+        String?, Double?, reducedMotion: Bool?
+    ) {
         var f = try FieldReader(value, path: path)
         let detent = try f.string("detent")
         let time = try time(&f, required: clock == .client)
-        try f.finish(known: "detent, time")
-        return (detent, time)
+        let reducedMotion = try bool(&f, "reducedMotion")
+        try f.finish(known: "detent, time, reducedMotion")
+        return (detent, time, reducedMotion)
     }
 
     /// A step request: `{"direction": "expand" | "collapse"}` and the client time.
-    static func step(_ value: JSONValue?, clock: SessionClock, path: String = "") throws(Problem) -> (Bool, Double?) {
+    static func step(_ value: JSONValue?, clock: SessionClock, path: String = "") throws(Problem) -> (
+        Bool, Double?, reducedMotion: Bool?
+    ) {
         var f = try FieldReader(value, path: path)
         let direction = try f.string("direction")
         let time = try time(&f, required: clock == .client)
-        try f.finish(known: "direction, time")
+        let reducedMotion = try bool(&f, "reducedMotion")
+        try f.finish(known: "direction, time, reducedMotion")
         guard let direction, direction == "expand" || direction == "collapse" else {
             throw .invalid(
                 "invalid-value",
                 "\(f.path("direction")) is required: \"expand\" (the next detent up) or \"collapse\" (the next one down)",
                 field: f.path("direction"))
         }
-        return (direction == "expand", time)
+        return (direction == "expand", time, reducedMotion)
     }
 
     /// A dismiss request: the client time, and whether the open sheets stacked on the session
     /// go with it (`cascade`).
     static func dismiss(_ value: JSONValue?, clock: SessionClock, path: String = "") throws(Problem) -> (
-        Double?, cascade: Bool
+        Double?, cascade: Bool, reducedMotion: Bool?
     ) {
         var f = try FieldReader(value, path: path)
         let time = try time(&f, required: clock == .client)
         let cascade = try bool(&f, "cascade") ?? false
-        try f.finish(known: "time, cascade")
-        return (time, cascade)
+        let reducedMotion = try bool(&f, "reducedMotion")
+        try f.finish(known: "time, cascade, reducedMotion")
+        return (time, cascade, reducedMotion)
     }
 }
 

@@ -87,8 +87,9 @@ extension Decode {
                 field: f.path("velocity"))
         }
         let time = try time(&f, required: clock == .client)
-        try f.finish(known: "phase, velocity, time")
-        return (.fling(velocity: v), time)
+        let reducedMotion = try bool(&f, "reducedMotion")
+        try f.finish(known: "phase, velocity, time, reducedMotion")
+        return (.fling(velocity: v, reducedMotion: reducedMotion), time)
     }
 
     /// A geometry object: every member optional, the standard geometry's where absent (no width,

@@ -112,6 +112,7 @@
  * @property {boolean} dismiss
  * @property {string} reason
  * @property {number} [projected]  fluid only
+ * @property {boolean} [reducedMotion]  whether the motion to it jumps by reduced motion (the request's own setting, else the session's)
  *
  * @typedef {object} Result  The outcome of a pan, show or dismiss.
  * @property {PanPhase} [phase]
@@ -163,6 +164,7 @@
  * @property {number} [time]          seconds on the client clock (default: now)
  * @property {number} [velocity]      pt/s, down positive; leave it out on `ended` to let sheetd estimate it
  * @property {number} [scrollOffset]  fluid only, on `changed`
+ * @property {boolean} [reducedMotion]  this request's own reduced-motion setting for the motion it starts (`ended`, `cancelled`, a `changed` that finishes a transition; `began` starts none): true jumps, false animates, whatever the session's; absent: the session's
  *
  * @typedef {object} FrameHandlers
  * @property {(frame: Frame, event: MessageEvent) => void} [onFrame]
@@ -225,7 +227,14 @@
  * @property {{when: ReleaseCondition[], detent?: string, nearest?: {candidates: string[], of: "constant" | "projection", clampToNeighbours: boolean}}[]} rules
  * @property {{when: {toHidden?: boolean, releasedAbove?: number}[], curve: CurveLaw}[]} motions
  * @property {"interpolate" | "position"} alphaRule
- * @property {{detent: string} | null} [handOff]  fluid: a spring crossing this detent hands its velocity to the content (not predicted by this client)
+ * @property {{detent: string} | null} [handOff]  fluid: a spring crossing this detent hands its velocity to the content
+ * @property {boolean} [reducedMotion]  the session's reduced-motion setting, which `motions` and `handOff` follow
+ * @property {MotionVariant} [requestOverride]  the motions and hand-off of a request that asks the other setting
+ *
+ * @typedef {object} MotionVariant  A release law's motions for one reduced-motion setting.
+ * @property {boolean} reducedMotion
+ * @property {{when: {toHidden?: boolean, releasedAbove?: number}[], curve: CurveLaw}[]} motions
+ * @property {{detent: string} | null} handOff
  *
  * @typedef {object} ScrollFling  When a release hands the card's momentum to its content.
  * @property {number} time      seconds on the session's clock: the instant the card reaches the top-most detent
@@ -302,7 +311,8 @@
  *
  * @typedef {object} LayoutRule  One detent of the layout law.
  * @property {string} name
- * @property {"fromTop" | "fraction" | "height" | "content"} kind
+ * @property {"fromTop" | "fraction" | "height" | "content" | "contentAnchor"} kind
+ * @property {number} [offset]  contentAnchor: the points shown beyond the anchor
  * @property {number} value
  *
  * @typedef {object} LayoutLaw  fluid: where the detents are on any layout (every snapshot's `layoutLaw`).
@@ -529,6 +539,22 @@ export function evaluateReleaseLaw(law, detents, constant, velocity, origin) {
 }
 
 /**
+ * The release law a request evaluates: the session's motions and hand-off, or, where the
+ * request's own `reducedMotion` differs from the law's, `requestOverride`'s (the law publishes
+ * both; nothing here knows what a jump is).
+ * @param {ReleaseLaw} law @param {boolean} [reducedMotion]  the request's; undefined: the session's
+ * @returns {ReleaseLaw}
+ */
+export function requestMotions(law, reducedMotion) {
+    const other = law.requestOverride;
+    if (reducedMotion === undefined || !other || reducedMotion === (law.reducedMotion ?? false)) return law;
+    return {
+        ...law, motions: other.motions, handOff: other.handOff, reducedMotion: other.reducedMotion,
+        requestOverride: { reducedMotion: law.reducedMotion ?? false, motions: law.motions, handOff: law.handOff ?? null },
+    };
+}
+
+/**
  * The animation sheetd starts for a release (or a transition's finish, or a cancel): the release
  * law's first matching motion, from `from` to the detent `to`, at `startTime`. It has the fields
  * of an answer's `animation` (except `id`) and samples with `sampleAnimation`.
@@ -536,10 +562,12 @@ export function evaluateReleaseLaw(law, detents, constant, velocity, origin) {
  * With `move.release` (an `ended` or a `fling`), the law's hand-off applies (step 5): a spring to
  * `handOff.detent` from below that crosses it before settling ends there, and the animation says
  * when and with what velocity the content takes over (`scrollFling`).
- * @param {{from: number, to: string, velocity: number, startTime: number, isShow?: boolean, release?: boolean}} move
+ * `move.reducedMotion`: the request's own setting (`requestMotions`).
+ * @param {{from: number, to: string, velocity: number, startTime: number, isShow?: boolean, release?: boolean, reducedMotion?: boolean}} move
  * @returns {LocalAnimation | null}
  */
 export function releaseAnimation(releaseLaw, dragLaw, detents, move) {
+    releaseLaw = requestMotions(releaseLaw, move.reducedMotion);
     const { from, velocity: v } = move;
     const to = detents[move.to];
     if (to === undefined) return null;
@@ -820,7 +848,9 @@ export function resolveLayoutLaw(law, layout) {
     const g = axisGeometry(layout.geometry, law.edge) ?? layout.geometry;
     const H = g.height - g.safeAreaTop;
     const ch = layout.contentHeight;
-    // 1. each rule's constant, clamped to [0, H] (a `content` rule has none without a content height)
+    // 1. each rule's constant, clamped to [0, H] (a `content` rule has none without a content
+    //    height, a `contentAnchor` none either where its point lies past the content's end)
+    const followsContent = (/** @type {LayoutRule} */ rule) => rule.kind === "content" || rule.kind === "contentAnchor";
     /** @type {(number | null)[]} */
     const constants = law.detents.map((rule) => {
         let c;
@@ -828,26 +858,27 @@ export function resolveLayoutLaw(law, layout) {
             case "fromTop": c = rule.value; break;
             case "fraction": c = H - H * rule.value; break;
             case "height": c = H - rule.value; break;
+            case "contentAnchor": c = ch === null || ch === undefined || rule.value > ch ? null : H - (rule.value + (rule.offset ?? 0)); break;
             default: c = ch === null || ch === undefined ? null : H - (ch + rule.value);
         }
         return c === null ? null : Math.min(Math.max(c, 0), H);
     });
-    // 2. top: the smallest constant of the rules not of kind `content`; content constants clamped to [top, H]
+    // 2. top: the smallest constant of the rules that do not follow the content; theirs clamped to [top, H]
     /** @type {number | null} */
     let top = null;
     law.detents.forEach((rule, k) => {
         const c = constants[k];
-        if (rule.kind !== "content" && c !== null && c < (top ?? Infinity)) top = c;
+        if (!followsContent(rule) && c !== null && c < (top ?? Infinity)) top = c;
     });
     // 3. fit: the highest reachable content detent; a detent above it is unreachable
     /** @type {number | null} */
     let fit = null;
     law.detents.forEach((rule, k) => {
         const c = constants[k];
-        if (rule.kind !== "content" || c === null) return;
+        if (!followsContent(rule) || c === null) return;
         const clamped = Math.max(c, top ?? 0);
         constants[k] = clamped;
-        if (clamped < (fit ?? Infinity)) fit = clamped;
+        if (rule.kind === "content" && clamped < (fit ?? Infinity)) fit = clamped;
     });
     /** @type {{index: number, constant: number}[]} */
     const reachable = [];
@@ -903,12 +934,15 @@ export function relaidLaws(dragLaw, releaseLaw, resolved, layout, dimmer) {
         finishThreshold: null,
         ...(dragLaw.edge !== undefined ? { edge: dragLaw.edge, axis: dragLaw.axis, sign: dragLaw.sign } : {}),
     };
+    // The hand-off goes to the new top-most detent; reduced motion's variant has none.
+    const handOff = dimmer.momentumHandOff && (dimmer.contentScrollsAt !== undefined && typeof dimmer.contentScrollsAt !== "string"
+        ? dimmer.contentScrollsAt.includes(visible[0].name) : true) ? { detent: visible[0].name } : null;
     /** @type {ReleaseLaw} */
     const release = {
         ...releaseLaw,
-        ...(releaseLaw.handOff !== undefined ? {
-            handOff: dimmer.momentumHandOff && (dimmer.contentScrollsAt !== undefined && typeof dimmer.contentScrollsAt !== "string"
-                ? dimmer.contentScrollsAt.includes(visible[0].name) : true) ? { detent: visible[0].name } : null,
+        ...(releaseLaw.handOff !== undefined ? { handOff: releaseLaw.reducedMotion ? null : handOff } : {}),
+        ...(releaseLaw.requestOverride ? {
+            requestOverride: { ...releaseLaw.requestOverride, handOff: releaseLaw.requestOverride.reducedMotion ? null : handOff },
         } : {}),
         rules: releaseLaw.rules.map((rule) => ({
             ...rule,
@@ -1463,6 +1497,7 @@ export class SheetSession {
         if (translation !== undefined) event.translation = translation;
         if (options.velocity !== undefined) event.velocity = options.velocity;
         if (options.scrollOffset !== undefined) event.scrollOffset = options.scrollOffset;
+        if (options.reducedMotion !== undefined) event.reducedMotion = options.reducedMotion;
         this.stats.samples += 1;
         const record = this._predictEvent(event);
         return this._enqueue("POST", `${this.path}/pan`, event, "pan", record);
@@ -1504,11 +1539,13 @@ export class SheetSession {
      * downward) while the card rests where its content scrolls (fluid's `contentScrollsAt`): the
      * card takes the momentum, released from its detent by the release law (predicted like
      * `ended`). Elsewhere sheetd answers 409.
-     * @param {number} velocity @param {{time?: number}} [options] @returns {Promise<Result>}
+     * `reducedMotion`: this request's own setting (true jumps, false animates; absent: the session's).
+     * @param {number} velocity @param {{time?: number, reducedMotion?: boolean}} [options] @returns {Promise<Result>}
      */
     fling(velocity, options = {}) {
         /** @type {Record<string, any>} */
         const event = { phase: "fling", velocity, time: this._stamp(options.time ?? clientTime()) };
+        if (options.reducedMotion !== undefined) event.reducedMotion = options.reducedMotion;
         this.stats.samples += 1;
         const record = this._predictEvent(event);
         return this._enqueue("POST", `${this.path}/pan`, event, "pan", record);
@@ -1633,13 +1670,15 @@ export class SheetSession {
     /**
      * Presents the card, or moves it to `detent`.
      * @param {string} [detent]
-     * @param {{time?: number}} [options]
+     * `reducedMotion`: this request's own setting (true jumps, false animates; absent: the session's).
+     * @param {{time?: number, reducedMotion?: boolean}} [options]
      * @returns {Promise<Result>}
      */
     show(detent, options = {}) {
         /** @type {Record<string, any>} */
         const body = {};
         if (detent) body.detent = detent;
+        if (options.reducedMotion !== undefined) body.reducedMotion = options.reducedMotion;
         if (options.time !== undefined || this.clientClock) body.time = this._stamp(options.time ?? clientTime());
         return this._enqueue("POST", `${this.path}/show`, body, "move", this._hold(body.time));
     }
@@ -1647,12 +1686,14 @@ export class SheetSession {
     /**
      * The tap on the dimmer. With `cascade`, the open cards stacked on this one close with it, at
      * the same instant (the answer's `cascade` lists them; those this client holds follow).
-     * @param {{time?: number, cascade?: boolean}} [options]
+     * `reducedMotion`: this request's own setting (true jumps, false animates; absent: the session's).
+     * @param {{time?: number, cascade?: boolean, reducedMotion?: boolean}} [options]
      * @returns {Promise<Result>}
      */
     dismiss(options = {}) {
         /** @type {Record<string, any>} */
         const body = {};
+        if (options.reducedMotion !== undefined) body.reducedMotion = options.reducedMotion;
         if (options.time !== undefined || this.clientClock) body.time = this._stamp(options.time ?? clientTime());
         if (options.cascade) body.cascade = true;
         return this._enqueue("POST", `${this.path}/dismiss`, body, "move", this._hold(body.time));
@@ -1663,12 +1704,14 @@ export class SheetSession {
      * handle): to the next detent up (`expand`) or down (`collapse`; from the lowest, where the
      * preset can hide, away). The answer's `announcement` is what to say (politely) and `value`
      * the sheet's accessibility value.
-     * @param {"expand" | "collapse"} direction @param {{time?: number}} [options]
+     * `reducedMotion`: this request's own setting (true jumps, false animates; absent: the session's).
+     * @param {"expand" | "collapse"} direction @param {{time?: number, reducedMotion?: boolean}} [options]
      * @returns {Promise<Result>}
      */
     step(direction, options = {}) {
         /** @type {Record<string, any>} */
         const body = { direction };
+        if (options.reducedMotion !== undefined) body.reducedMotion = options.reducedMotion;
         if (options.time !== undefined || this.clientClock) body.time = this._stamp(options.time ?? clientTime());
         return this._enqueue("POST", `${this.path}/step`, body, "move", this._hold(body.time));
     }
@@ -2032,7 +2075,7 @@ export class SheetSession {
             if (m.kind === "rest" && m.detent && this.revision === this._expectedRevision) {
                 const from = this._motionAt(t).constant;
                 const snap = evaluateReleaseLaw(this.snapshot.releaseLaw, this.snapshot.detents, from, event.velocity, m.detent);
-                record.release = snap && this._startLocal({ from, to: snap.detent, velocity: event.velocity, startTime: t, release: true });
+                record.release = snap && this._startLocal({ from, to: snap.detent, velocity: event.velocity, startTime: t, release: true, reducedMotion: event.reducedMotion });
             }
             return record;
         }
@@ -2082,7 +2125,7 @@ export class SheetSession {
             // transition: an event that finishes the drag starts the animation to the other detent.
             const finish = this._segment.finish;
             if (p.finishes && finish) {
-                record.release = this._startLocal({ from: p.constant, to: finish.detent, velocity: 0, startTime: t });
+                record.release = this._startLocal({ from: p.constant, to: finish.detent, velocity: 0, startTime: t, reducedMotion: event.reducedMotion });
                 if (!record.release) this._motion = { kind: "hold", state: p, finishing: true };
             }
             return record;
@@ -2098,11 +2141,11 @@ export class SheetSession {
             const snap = this._releaseLawApplies(segment)
                 ? evaluateReleaseLaw(this.snapshot.releaseLaw, this.snapshot.detents, from.constant, v, segment.origin)
                 : null;
-            record.release = snap && this._startLocal({ from: from.constant, to: snap.detent, velocity: v, startTime: t, release: true });
+            record.release = snap && this._startLocal({ from: from.constant, to: snap.detent, velocity: v, startTime: t, release: true, reducedMotion: event.reducedMotion });
             if (!record.release) this._motion = { kind: "coast", t0: t, translation, v, segment, law };
             if (from.constant !== m.last.constant) this._jump(drawn, t);
         } else if (event.phase === "cancelled" && m.kind === "drag" && segment?.origin) {
-            record.release = this._startLocal({ from: m.last.constant, to: segment.origin, velocity: 0, startTime: t });
+            record.release = this._startLocal({ from: m.last.constant, to: segment.origin, velocity: 0, startTime: t, reducedMotion: event.reducedMotion });
             if (!record.release) this._motion = { kind: "hold", state: drawn };
         } else if (m.kind === "drag") {
             this._motion = { kind: "hold", state: drawn };
@@ -2291,7 +2334,7 @@ export class SheetSession {
 
     /**
      * Starts the release law's animation locally and counts it; null where it cannot be predicted.
-     * @param {{from: number, to: string, velocity: number, startTime: number, release?: boolean}} move
+     * @param {{from: number, to: string, velocity: number, startTime: number, release?: boolean, reducedMotion?: boolean}} move
      */
     _startLocal(move) {
         const law = this.snapshot.releaseLaw;

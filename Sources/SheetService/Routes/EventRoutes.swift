@@ -77,7 +77,7 @@ extension SheetResponder {
             if let d = o.drag { summary.drag = d }
             if o.relaid { summary.relaid = true }
             guard i < outcomes.count - 1, let a = o.animation, let snap = o.snap else { continue }
-            summary.settles.append((i, events[i].0.phaseName ?? "", snap, a))
+            summary.settles.append((i, events[i].0.phaseName ?? "", snap, a, o.reducedMotion))
             summary.drag = nil  // a drag begun before a release is over
         }
         if last.snapshot.state != .dragging { summary.drag = nil }
@@ -109,8 +109,8 @@ extension SheetResponder {
 
     func show(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
         try cardRoute(id, request) { json, clock throws(Problem) in
-            let (detent, time) = try Decode.show(json, clock: clock)
-            return (.show(detent: detent), time)
+            let (detent, time, reduced) = try Decode.show(json, clock: clock)
+            return (.show(detent: detent), time, reduced)
         }
     }
 
@@ -118,8 +118,8 @@ extension SheetResponder {
     /// announces and the value it reads.
     func step(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
         try cardRoute(id, request) { json, clock throws(Problem) in
-            let (expand, time) = try Decode.step(json, clock: clock)
-            return (.step(expand: expand), time)
+            let (expand, time, reduced) = try Decode.step(json, clock: clock)
+            return (.step(expand: expand), time, reduced)
         }
     }
 
@@ -129,18 +129,20 @@ extension SheetResponder {
         let (seq, json) = try Decode.takeSequence(Decode.json(request.body))
         let box = try currentSession(id)
         let fps = try Self.framesQuery(request)
-        let (time, cascade) = try Decode.dismiss(json, clock: box.clock)
+        let (time, cascade, reduced) = try Decode.dismiss(json, clock: box.clock)
         return try sequenced(box, seq) { b in
             var closed: [String]?
             if cascade {
                 let children = openChildren(of: b, at: time)
                 for child in children.reversed() {
-                    _ = try apply(child, .dismiss, clientTime: time, receivedAt: request.receivedAt, cascade: true)
+                    _ = try apply(
+                        child, .dismiss, clientTime: time, receivedAt: request.receivedAt, cascade: true,
+                        reducedMotion: reduced)
                 }
                 closed = children.map(\.id)
             }
             let (outcome, profile) = try apply(
-                b, .dismiss, clientTime: time, receivedAt: request.receivedAt, cascade: cascade)
+                b, .dismiss, clientTime: time, receivedAt: request.receivedAt, cascade: cascade, reducedMotion: reduced)
             return resultResponse(outcome, phase: nil, profile: profile, fps: fps, cascade: closed)
         }
     }
@@ -149,14 +151,15 @@ extension SheetResponder {
     /// then the route's own fields (`decode`); the event applied once per `seq` and answered.
     private func cardRoute(
         _ id: String, _ request: HTTPRequest,
-        decode: (JSONValue?, SessionClock) throws(Problem) -> (SheetEvent, Double?)
+        decode: (JSONValue?, SessionClock) throws(Problem) -> (SheetEvent, Double?, reducedMotion: Bool?)
     ) throws -> HTTPResponse {
         let (seq, json) = try Decode.takeSequence(Decode.json(request.body))
         let box = try currentSession(id)
         let fps = try Self.framesQuery(request)
-        let (event, time) = try decode(json, box.clock)
+        let (event, time, reduced) = try decode(json, box.clock)
         return try sequenced(box, seq) { b in
-            let (outcome, profile) = try apply(b, event, clientTime: time, receivedAt: request.receivedAt)
+            let (outcome, profile) = try apply(
+                b, event, clientTime: time, receivedAt: request.receivedAt, reducedMotion: reduced)
             return resultResponse(outcome, phase: nil, profile: profile, fps: fps)
         }
     }

@@ -40,6 +40,7 @@ extension ReplyJSON {
             w.member("name", rule.name)
             w.member("kind", rule.kind.rawValue)
             w.member("value", rule.value)
+            if rule.kind == .contentAnchor { w.member("offset", rule.offset) }
             w.endObject()
         }
         w.endArray()

@@ -183,9 +183,23 @@ enum ReplyJSON {
             w.endObject()
         }
         w.endArray()
+        motionMembers(law.session, into: &w)
+        w.member("alphaRule", law.alphaRule.rawValue)
+        w.member("reducedMotion", law.reducedMotion)
+        // What a request that asks the other reduced-motion setting uses (`reducedMotion` on it).
+        w.member("requestOverride")
+        w.beginObject()
+        w.member("reducedMotion", law.requestOverride.reducedMotion)
+        motionMembers(law.requestOverride, into: &w)
+        w.endObject()
+        w.endObject()
+    }
+
+    /// `"motions":[…],"handOff":…` of one reduced-motion variant of a release law.
+    private static func motionMembers(_ variant: MotionVariant, into w: inout JSONWriter) {
         w.member("motions")
         w.beginArray()
-        for motion in law.motions {
+        for motion in variant.motions {
             w.beginObject()
             w.member("when")
             w.beginArray()
@@ -203,16 +217,14 @@ enum ReplyJSON {
             w.endObject()
         }
         w.endArray()
-        w.member("alphaRule", law.alphaRule.rawValue)
         w.member("handOff")
-        if let h = law.handOff {
+        if let h = variant.handOff {
             w.beginObject()
             w.member("detent", h.name)
             w.endObject()
         } else {
             w.null()
         }
-        w.endObject()
     }
 
     private static func releaseCondition(_ condition: ReleaseCondition, into w: inout JSONWriter) {
@@ -395,7 +407,7 @@ enum ReplyJSON {
         if let phase { w.member("phase", phase) }
         card(s, profile, into: &w)
         if case let .settle(a, snap) = o.action {
-            self.snap(snap, into: &w)
+            self.snap(snap, reducedMotion: o.reducedMotion, into: &w)
             w.member("animation")
             animation(a, into: &w)
         } else {
@@ -438,7 +450,7 @@ enum ReplyJSON {
                 w.beginObject()
                 w.member("index", integer: settle.index)
                 w.member("phase", settle.phase)
-                snap(settle.snap, into: &w)
+                snap(settle.snap, reducedMotion: settle.reducedMotion, into: &w)
                 w.member("animation")
                 animation(settle.animation, into: &w)
                 w.endObject()
@@ -484,7 +496,9 @@ enum ReplyJSON {
         w.member("value", value)
     }
 
-    static func snap(_ snap: Snap, into w: inout JSONWriter) {
+    /// `"snap":{…}`; `reducedMotion`: whether the motion to it is reduced motion's jump (the
+    /// request's own setting, else the session's).
+    static func snap(_ snap: Snap, reducedMotion: Bool?, into w: inout JSONWriter) {
         w.member("snap")
         w.beginObject()
         w.member("detent", snap.detent.name)
@@ -492,6 +506,7 @@ enum ReplyJSON {
         w.member("dismiss", snap.detent.isHidden)
         w.member("reason", snap.reason)
         if let p = snap.projected { w.member("projected", p) }
+        if let r = reducedMotion { w.member("reducedMotion", r) }
         w.endObject()
     }
 

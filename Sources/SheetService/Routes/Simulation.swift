@@ -43,27 +43,29 @@ enum Simulation {
             var phase: PanPhase?
             // The rest of the event is what the matching endpoint takes.
             var rest = JSONObject()
-            for name in ["phase", "translation", "velocity", "scrollOffset", "detent"] {
+            for name in ["phase", "translation", "velocity", "scrollOffset", "detent", "reducedMotion"] {
                 if let v = ef.take(name) { rest.append(key: name, value: v) }
             }
-            try ef.finish(known: "type, time, phase, translation, velocity, scrollOffset, detent")
+            try ef.finish(known: "type, time, phase, translation, velocity, scrollOffset, detent, reducedMotion")
+            var reduced: Bool?
             switch type {
             case "pan":
                 let (pan, _) = try Decode.pan(.object(rest), preset: model.preset, clock: .server, path: path)
                 sheetEvent = .pan(pan)
                 phase = pan.phase
             case "show":
-                let (detent, _) = try Decode.show(.object(rest), clock: .server, path: path)
+                let (detent, _, r) = try Decode.show(.object(rest), clock: .server, path: path)
                 sheetEvent = .show(detent: detent)
+                reduced = r
             case "dismiss":
-                _ = try Decode.dismiss(.object(rest), clock: .server, path: path)
+                reduced = try Decode.dismiss(.object(rest), clock: .server, path: path).reducedMotion
                 sheetEvent = .dismiss
             default:
                 throw Problem.invalid(
                     "invalid-value", "\(path).type must be pan, show or dismiss, got \"\(type)\"", field: "\(path).type"
                 )
             }
-            let outcome = session.handle(sheetEvent, at: t)
+            let outcome = session.handle(sheetEvent, at: t, reducedMotion: reduced)
             switch outcome.action {
             case let .conflict(c):
                 var p = Problem(c)

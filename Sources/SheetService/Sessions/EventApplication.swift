@@ -8,10 +8,11 @@ extension SheetResponder {
     /// Applies one event to a session under its lock, at the event's time on the session's clock.
     /// Returns its outcome and the session's profile after it (a layout event gives a new one).
     /// A sheet covered by an open child takes no event but a layout change, unless the event is
-    /// part of a `cascade` that closes the whole stack.
+    /// part of a `cascade` that closes the whole stack. `reducedMotion`: the request's own setting
+    /// for the motion it starts (show, step, dismiss; a pan or fling event carries its own).
     func apply(
         _ box: SessionBox, _ event: SheetEvent, clientTime: Double?, receivedAt: ContinuousClock.Instant,
-        cascade: Bool = false
+        cascade: Bool = false, reducedMotion: Bool? = nil
     ) throws(Problem) -> (SheetOutcome, SessionProfile) {
         if !cascade { try refuseIfCovered(box, event, at: clientTime) }
         let now = clock.seconds(at: receivedAt)
@@ -19,7 +20,7 @@ extension SheetResponder {
             // Server clock: the receive time, never before the session's last event (two
             // requests may take the lock in the other order than they were received).
             let time = box.clock == .client ? clientTime! : max(now, r.sheet.lastTime)
-            let outcome = r.sheet.handle(event, at: time)
+            let outcome = r.sheet.handle(event, at: time, reducedMotion: reducedMotion)
             r.followLayout()
             announce(outcome, box.clock, &r, now: now)
             // Every accepted event is written behind (coalesced per session, never waited for):

@@ -388,6 +388,68 @@ if let id = sessionID(handing) {
     _ = try await client.deleteSession(path: .init(id: id)).noContent
 }
 
+// A contentAnchor detent: the card stops with the content shown down to a point and an offset more;
+// unreachable once the content ends above the point.
+let anchored = try await client.createSession(
+    body: .json(
+        .fluid(
+            .init(
+                preset: .fluid, contentHeight: 500,
+                options: .init(
+                    detents: .init(additionalProperties: [
+                        "full": .case1(.init(fromTop: 18)), "buy": .case5(.init(contentAnchor: 300, offset: 62)),
+                        "tip": .case3(.init(height: 69)),
+                    ])), initialDetent: "buy")))
+).created.body.json
+try await roundTrip("anchor: created snapshot", anchored, operation: "createSession")
+if case .fluid(let s) = anchored, let id = s.value1.id {
+    let rule = s.value2.layoutLaw?.detents.first { $0.name == "buy" }
+    await report.check(
+        s.value1.detents.additionalProperties["buy"] == 435 && rule?.kind == .contentAnchor && rule?.offset == 62,
+        "anchor: H − (300 + 62) = 435, the layout law's rule carries its offset", "\(s)")
+    let shrunk = try await send(id, .LayoutEvent(.init(phase: .layout, contentHeight: 200, motion: .case1(.none))))
+    await report.check(
+        shrunk.unreachable == ["buy"] && shrunk.snap?.detent != "buy",
+        "anchor: a point past the content's end is unreachable, and the card leaves it", "\(shrunk)")
+    try await roundTrip("anchor: content result", shrunk, operation: "pan")
+    _ = try await client.deleteSession(path: .init(id: id)).noContent
+} else {
+    await report.check(false, "anchor: a typed fluid snapshot", "\(anchored)")
+}
+
+// Reduced motion per request: a show that asks for it jumps on a session with motion, an ended that
+// asks for motion animates on a session under reduced motion; the laws carry both variants.
+let calm = try await client.createSession(
+    body: .json(.fluid(.init(preset: .fluid, initialDetent: "half")))
+).created.body.json
+if case .fluid(let s) = calm, let id = s.value1.id {
+    let law = s.value1.releaseLaw
+    await report.check(
+        law.reducedMotion == false && law.requestOverride.reducedMotion == true,
+        "reduced motion: the release law carries the jump a request may ask for", "\(law)")
+    let jumped = try await client.show(path: .init(id: id), body: .json(.init(detent: "full", reducedMotion: true)))
+        .ok.body.json
+    await report.check(
+        jumped.snap?.reducedMotion == true && jumped.animation?.duration == 0,
+        "reduced motion: a show with reducedMotion true jumps, and says so", "\(jumped)")
+    try await roundTrip("reduced motion: show result", jumped, operation: "show")
+    _ = try await client.deleteSession(path: .init(id: id)).noContent
+} else {
+    await report.check(false, "reduced motion: a typed fluid snapshot", "\(calm)")
+}
+let still = try await client.createSession(
+    body: .json(.fluid(.init(preset: .fluid, reducedMotion: true, initialDetent: "half")))
+).created.body.json
+if let id = sessionID(still) {
+    _ = try await pan(id, .init(phase: .began))
+    let moved = try await pan(id, .init(phase: .ended, velocity: -2000, reducedMotion: false))
+    await report.check(
+        moved.snap?.reducedMotion == false && moved.animation?.curve == .spring,
+        "reduced motion: an ended with reducedMotion false animates on a reduced session", "\(moved)")
+    try await roundTrip("reduced motion: ended result", moved, operation: "pan")
+    _ = try await client.deleteSession(path: .init(id: id)).noContent
+}
+
 // A left drawer (fluid's `edge`): the geometry's width, the drag law's axis and sign.
 let drawer = try await client.createSession(
     body: .json(
