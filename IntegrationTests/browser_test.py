@@ -1256,9 +1256,9 @@ def second_origin_server():
     return server, root
 
 
-def main():
-    os.makedirs(ARTIFACTS, exist_ok=True)
-    started = time.monotonic()
+def demo_part():
+    """Sections 1–4: the demo page as sheetd serves it, from a second origin, the README's prototypes,
+    a dark-mode picture; in one Chromium of its own."""
     driver = new_driver()
     cdp = latency.CDP(driver)  # input events with explicit timestamps, on a DevTools socket of our own
     server = None
@@ -1356,32 +1356,47 @@ def main():
         wait_for(lambda: driver.execute_script("return document.body.dataset.ready === '1'"), 15)
         wait_for(lambda: driver.execute_script("return document.querySelector('#map').dataset.done === '1'"), 30, 0.1)
         driver.save_screenshot(os.path.join(ARTIFACTS, "dark.png"))
-
-        # ---- 5. through a delay proxy at +0 and +200 ms: prediction, batching, the same snaps
-        if not os.environ.get("BROWSER_TEST_ONLY_LAYOUT"):
-            through_delay_proxies()
-
-        # ---- 6. the layout page (keyboard, rotation, content-fit) at +0 and +200 ms
-        layout_page()
-
-        # ---- 7. every edge (a top sheet, a left and a right drawer land where the bottom sheet lands),
-        # then in the same browser the stacks page (recession, covered, cascade, a side stack),
-        # the non-modal map (a click behind lands up through its detent) and reduced motion (a release jumps)
-        edges_page()
     except Exception:
-        traceback.print_exc()
-        check("the test ran to the end", False, "exception (above)")
         try:
             driver.save_screenshot(os.path.join(ARTIFACTS, "failure.png"))
         except Exception:
             pass
+        raise
     finally:
         cdp.close()
         driver.quit()
         if server:
             server.shutdown()
+
+
+# The parts, each in a Chromium of its own (IntegrationTests/browser-test runs them side by side, one
+# process each, and prints their outputs in this order): the demo page (sections 1–4), the demo
+# through delay proxies at +0 and +200 ms (5: prediction, batching, the same snaps), the layout page
+# (6: keyboard, rotation, content-fit, momentum both ways) and the edges page, then in the same
+# browser the stacks page (7: every edge lands where the bottom sheet lands, the non-modal map, reduced
+# motion, recession, covered, cascade).
+PARTS = {"demo": demo_part, "proxies": lambda: through_delay_proxies(), "layout": lambda: layout_page(),
+         "edges": lambda: edges_page()}
+
+
+def main(argv=None):
+    import argparse
+
+    parser = argparse.ArgumentParser(description="sheetd's web demo pages in Chromium")
+    parser.add_argument("--part", choices=list(PARTS), action="append",
+                        help="run this part (repeatable; default: every part, one after another)")
+    args = parser.parse_args(argv)
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    started = time.monotonic()
+    for name in args.part or list(PARTS):
+        try:
+            PARTS[name]()
+        except Exception:
+            traceback.print_exc()
+            check(f"{name}: the part ran to the end", False, "exception (above)")
+    label = "browser-test" if not args.part else f"browser-test {'+'.join(args.part)}"
     print(f"screenshots: {os.path.abspath(ARTIFACTS)} · {time.monotonic() - started:.1f} s in the browser")
-    print(f"browser-test: {passed} passed, {failed} failed")
+    print(f"{label}: {passed} passed, {failed} failed")
     return 0 if failed == 0 and passed > 0 else 1
 
 
