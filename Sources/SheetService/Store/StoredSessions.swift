@@ -195,13 +195,16 @@ extension SheetResponder {
     func confirm(_ write: StoreWrite?, _ what: String, undone: Bool) throws(Problem) {
         guard var write, let store else { return }
         let deadline = ContinuousClock.now + .seconds(configuration.storeDeadline)
-        var receipt = RedisWriter.Receipt.timedOut
-        for attempt in 0..<3 {
-            let (seconds, attoseconds) = ContinuousClock.now.duration(to: deadline).components
-            receipt = store.confirm(write.ticket, timeout: max(0, Double(seconds) + Double(attoseconds) * 1e-18))
-            guard case .stale(let stored) = receipt, attempt < 2 else { break }
-            logger.debug("session store: \(what): the store held version \(stored), newer; writing it again above")
-            write = again(write, above: stored, on: store)
+        var receipt = store.confirm(write.ticket, timeout: configuration.storeDeadline)
+        if case .stale = receipt {
+            // Rare (another instance wrote the session meanwhile): the retries share the deadline.
+            for _ in 0..<2 {
+                guard case .stale(let stored) = receipt else { break }
+                logger.debug("session store: \(what): the store held version \(stored), newer; writing it again above")
+                write = again(write, above: stored, on: store)
+                let (seconds, attoseconds) = ContinuousClock.now.duration(to: deadline).components
+                receipt = store.confirm(write.ticket, timeout: max(0, Double(seconds) + Double(attoseconds) * 1e-18))
+            }
         }
         if receipt == .written { return }
         metrics.storeErrors.increment()
