@@ -127,7 +127,7 @@ package final class SheetResponder: HTTPResponder {
                 switch response.body {
                 case .bytes(let b): b.count
                 case .buffer(let b): b.count
-                case .stream: nil  // a frame stream: its line is written when it opens
+                case .stream, .deferred: nil  // a frame stream: its line is written when it opens
                 }
             // No metadata dictionary is built for the line: the line handler writes the fields
             // straight from the record.
