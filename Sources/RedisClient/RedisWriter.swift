@@ -186,6 +186,18 @@ public final class RedisWriter: Sendable {
         queue.wait(for: ticket, timeout: timeout)
     }
 
+    /// `wait(for:timeout:)` without holding the caller: `then` is called exactly once with the
+    /// ticket's receipt, the same one `wait` would have returned. At once, on the calling thread,
+    /// when the write is settled already, was dropped, or Redis is known to be unreachable;
+    /// otherwise on the writer thread, unlocked, right after the batch that settles it (so the
+    /// tracked writes of concurrent callers share one pipeline), or when Redis is found
+    /// unreachable, or at the deadline (`.timedOut`; at the latest when the batch in flight
+    /// returns, which the connection's timeout bounds). `then` must be quick and must not wait
+    /// for the writer (`wait`, `flush`, `close`); it may enqueue writes and wait for them this way.
+    public func whenWritten(_ ticket: Ticket, timeout: Double, then: @escaping @Sendable (Receipt) -> Void) {
+        queue.whenWritten(ticket, timeout: timeout, then: then)
+    }
+
     /// Waits until every operation enqueued before this call has been written (or dropped), and
     /// what `onVersion` is told of them has been told, for up to `timeout` seconds; a writer waiting
     /// to retry retries at once (so `flush(timeout: 0)` asks for a retry now, e.g. when Redis is
@@ -298,6 +310,15 @@ final class WriteQueue: @unchecked Sendable {
     private var watched: [String: Int] = [:]
     /// For watched keys: the newest sequence number settled so far and what became of it.
     private var receipts: [String: (through: UInt64, receipt: RedisWriter.Receipt)] = [:]
+    /// Tracked writes waited for without a thread (`whenWritten`): told by the writer thread.
+    private var waiters: [Waiter] = []
+
+    /// A caller of `whenWritten`: its ticket, when it stops waiting, and what to call.
+    private struct Waiter {
+        let ticket: RedisWriter.Ticket
+        let deadline: Date
+        let then: @Sendable (RedisWriter.Receipt) -> Void
+    }
     private var lastErrorValue: RedisError?
     private var failures = 0
     private var retryAt: Date?
@@ -375,6 +396,29 @@ final class WriteQueue: @unchecked Sendable {
         while isPending(ticket) && !finished && failures == 0 {
             if !condition.wait(until: deadline) { break }
         }
+        return receiptNow(ticket)
+    }
+
+    func whenWritten(
+        _ ticket: RedisWriter.Ticket, timeout: Double, then: @escaping @Sendable (RedisWriter.Receipt) -> Void
+    ) {
+        if ticket.sequence == 0 { return then(.failed) }
+        condition.lock()
+        guard isPending(ticket), !finished, failures == 0, timeout > 0 else {
+            // Settled already, or not to be waited for: told at once, as `wait` would return.
+            let receipt = receiptNow(ticket)
+            unwatch(ticket.key)
+            condition.unlock()
+            return then(receipt)
+        }
+        waiters.append(Waiter(ticket: ticket, deadline: Date(timeIntervalSinceNow: timeout), then: then))
+        // The thread must not linger (a caller waits), nor sleep past the deadline.
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// What `wait` returns for `ticket` once it stops waiting (the lock held).
+    private func receiptNow(_ ticket: RedisWriter.Ticket) -> RedisWriter.Receipt {
         if isPending(ticket) { return failures > 0 ? .unreachable : .timedOut }
         guard let receipt = receipts[ticket.key], receipt.through >= ticket.sequence else {
             // Settled without a receipt: dropped when the writer closed.
@@ -382,6 +426,33 @@ final class WriteQueue: @unchecked Sendable {
         }
         return receipt.receipt
     }
+
+    /// The waiters that stop waiting now (settled, Redis unreachable, the writer finished, or past
+    /// their deadline), taken out with their receipts, to be told unlocked (the lock held).
+    private func takeDueWaiters() -> [(then: @Sendable (RedisWriter.Receipt) -> Void, receipt: RedisWriter.Receipt)] {
+        if waiters.isEmpty { return [] }
+        let now = Date()
+        var due: [(then: @Sendable (RedisWriter.Receipt) -> Void, receipt: RedisWriter.Receipt)] = []
+        waiters.removeAll { waiter in
+            guard !isPending(waiter.ticket) || finished || failures > 0 || waiter.deadline <= now else { return false }
+            due.append((waiter.then, receiptNow(waiter.ticket)))
+            unwatch(waiter.ticket.key)
+            return true
+        }
+        return due
+    }
+
+    /// Tells the due waiters (the lock held on entry and on return; released meanwhile).
+    private func tellDueWaiters() {
+        let due = takeDueWaiters()
+        guard !due.isEmpty else { return }
+        condition.unlock()
+        for waiter in due { waiter.then(waiter.receipt) }
+        condition.lock()
+    }
+
+    /// The earliest deadline of a waiter, if any waits.
+    private var earliestWaiterDeadline: Date? { waiters.lazy.map(\.deadline).min() }
 
     /// Whether the ticket's write, or an entry standing for it, still waits or is in the batch.
     private func isPending(_ ticket: RedisWriter.Ticket) -> Bool {
@@ -450,18 +521,23 @@ final class WriteQueue: @unchecked Sendable {
         condition.lock()
         var lingered = false
         while true {
+            tellDueWaiters()
             if batch.isEmpty && waiting.isEmpty {
                 if closing { break }
                 threadIsIdle = true
-                condition.wait()
+                if let deadline = earliestWaiterDeadline {
+                    _ = condition.wait(until: deadline)
+                } else {
+                    condition.wait()
+                }
                 threadIsIdle = false
                 continue
             }
             if !closing, let retryAt, retryAt.timeIntervalSinceNow > 0 {
-                _ = condition.wait(until: retryAt)
+                _ = condition.wait(until: min(retryAt, earliestWaiterDeadline ?? retryAt))
                 continue
             }
-            if linger > 0, !lingered, !closing, flushWaiters == 0, batch.isEmpty {
+            if linger > 0, !lingered, !closing, flushWaiters == 0, waiters.isEmpty, batch.isEmpty {
                 lingered = true
                 _ = condition.wait(until: Date(timeIntervalSinceNow: linger))
                 continue
@@ -555,10 +631,12 @@ final class WriteQueue: @unchecked Sendable {
                 condition.lock()
                 telling = false
             }
+            tellDueWaiters()
             condition.broadcast()
         }
         finished = true
         condition.broadcast()
+        tellDueWaiters()
         condition.unlock()
     }
 
