@@ -208,6 +208,12 @@ final class RedisSessionStore: SessionStore {
         writer.wait(for: ticket, timeout: timeout)
     }
 
+    func confirm(
+        _ ticket: RedisWriter.Ticket, timeout: Double, then: @escaping @Sendable (RedisWriter.Receipt) -> Void
+    ) {
+        writer.whenWritten(ticket, timeout: timeout, then: then)
+    }
+
     func remove(_ id: String) { writer.delete(keyPrefix + id) }
     func retryNow() { _ = writer.flush(timeout: 0) }
     /// Whether this process hears the other instances' notices yet (its subscription is made on a
