@@ -323,6 +323,8 @@ final class WriteQueue: @unchecked Sendable {
     private var failures = 0
     private var retryAt: Date?
     private var threadIsIdle = false
+    /// Whether the thread waits for more work before taking a batch (`linger`).
+    private var threadIsLingering = false
     /// Seconds to wait for more work before taking a batch (see `RedisWriter.init`).
     private let linger: Double
     /// Callers waiting in `flush` or for a ticket: the thread does not linger for them.
@@ -412,8 +414,10 @@ final class WriteQueue: @unchecked Sendable {
             return then(receipt)
         }
         waiters.append(Waiter(ticket: ticket, deadline: Date(timeIntervalSinceNow: timeout), then: then))
-        // The thread must not linger (a caller waits), nor sleep past the deadline.
-        condition.broadcast()
+        // The thread must not linger (a caller waits). Only then is it woken: one that is writing
+        // looks at the waiters after its batch (a wake-up for every waiter was a context switch
+        // each: ≈ 12 % of the CPU of PUTs with a store).
+        if threadIsLingering { condition.broadcast() }
         condition.unlock()
     }
 
@@ -539,7 +543,9 @@ final class WriteQueue: @unchecked Sendable {
             }
             if linger > 0, !lingered, !closing, flushWaiters == 0, waiters.isEmpty, batch.isEmpty {
                 lingered = true
+                threadIsLingering = true
                 _ = condition.wait(until: Date(timeIntervalSinceNow: linger))
+                threadIsLingering = false
                 continue
             }
             lingered = false
