@@ -186,7 +186,7 @@ private func requestCompleted(
         if case .answered = state.phase {} else { core.headWatch?.leave(state) }
         // Closed before its deferred answer was taken (the server stopping): nothing touches the
         // connection again.
-        if case .deferred(let deferred) = state.phase {
+        if case .deferred = state.phase, let deferred = state.deferredAnswer.take() {
             core.unregister(deferred)
             deferred.abandon()
         }
@@ -304,9 +304,10 @@ private func handleAccess(
         }
         return answer(response, closing: false, request, on: connection, core: core)
 
-    case .deferred(let deferred):
+    case .deferred:
         // Resumed: the answer is there.
         uploadDataSize.pointee = 0
+        guard let deferred = request.deferredAnswer else { return MHD_Result.NO }
         return deliver(deferred, request, on: connection, core: core)
 
     case .discardingBody(let allowance):
@@ -344,7 +345,8 @@ private func answer(
 private func awaitAnswer(
     _ deferred: DeferredResponse, _ request: RequestState, on connection: OpaquePointer, core: ServerCore
 ) -> MHD_Result {
-    request.phase = .deferred(deferred)
+    request.phase = .deferred
+    request.deferredAnswer = deferred
     guard core.register(deferred) else {
         _ = deferred.give(
             .refusal(HTTPRefusal(.serverStopping, "The server is stopping and cannot answer; send it again.")))
@@ -369,6 +371,7 @@ private func deliver(
     _ deferred: DeferredResponse, _ request: RequestState, on connection: OpaquePointer, core: ServerCore
 ) -> MHD_Result {
     core.unregister(deferred)
+    request.deferredAnswer = nil
     let head = HTTPRequestHead(method: "", target: request.target)
     switch deferred.takeAnswer() {
     case .response(let response)?:

@@ -71,7 +71,7 @@ final class HeadWatch: Sendable {
         next?.takeUnretainedValue().watchPrevious = previous
         request.watchPrevious = nil
         request.watchNext = nil
-        request.watchDeferred = nil
+        if request.watchDeferred != nil { request.watchDeferred = nil }
         request.isWatched = false
     }
 

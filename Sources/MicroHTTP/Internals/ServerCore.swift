@@ -140,8 +140,10 @@ final class RequestState: @unchecked Sendable {
         /// body is arriving, so the rest is read and dropped (up to `allowance` more bytes) and the
         /// 413 goes out when the body ends; past the allowance the connection is closed instead.
         case discardingBody(allowance: Int)
-        /// Its whole body in, the request waits for a deferred answer, its connection suspended.
-        case deferred(DeferredResponse)
+        /// Its whole body in, the request waits for its deferred answer (`deferredAnswer`), its
+        /// connection suspended. (The handle is a field of its own: a reference in a case would
+        /// make every assignment of the phase release the old one, on every request.)
+        case deferred
         /// A response is queued (or the request was refused); any further body bytes are dropped.
         case answered
     }
@@ -156,6 +158,8 @@ final class RequestState: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var targetLength: Int
     @exclusivity(unchecked) var phase = Phase.awaitingHead
     @exclusivity(unchecked) var head: HTTPRequestHead?
+    /// The deferred answer the request waits for, in phase `.deferred`.
+    @exclusivity(unchecked) var deferredAnswer: DeferredResponse?
     /// The body as it arrives; its buffer is kept for the next request (a request's body shares it
     /// until that request is over).
     @exclusivity(unchecked) var body: [UInt8] = []

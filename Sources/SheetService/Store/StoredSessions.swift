@@ -374,8 +374,21 @@ struct StoreWrite: Sendable {
 }
 
 /// A request's answer that waits for its store write (`SheetResponder.answer(after:…)`), left by
-/// its handler for `respond` in the thread's trace slot.
-struct StoreWait: Sendable {
+/// its handler for `respond` in the thread's trace slot. (A class: the slot's look for one on
+/// every request is then one word's.)
+final class StoreWait: Sendable {
+    init(
+        write: StoreWrite, what: String, undone: Bool, reply: HTTPResponse, succeeded: (@Sendable () -> Void)?,
+        failed: (@Sendable () -> Void)?
+    ) {
+        self.write = write
+        self.what = what
+        self.undone = undone
+        self.reply = reply
+        self.succeeded = succeeded
+        self.failed = failed
+    }
+
     let write: StoreWrite
     /// What the write does, for the 503's detail and the log ("creating session …").
     let what: String
