@@ -424,6 +424,11 @@ final class WriteQueue: @unchecked Sendable {
     /// What `wait` returns for `ticket` once it stops waiting (the lock held).
     private func receiptNow(_ ticket: RedisWriter.Ticket) -> RedisWriter.Receipt {
         if isPending(ticket) { return failures > 0 ? .unreachable : .timedOut }
+        return settledReceipt(ticket)
+    }
+
+    /// The receipt of a ticket no longer pending (the lock held).
+    private func settledReceipt(_ ticket: RedisWriter.Ticket) -> RedisWriter.Receipt {
         guard let receipt = receipts[ticket.key], receipt.through >= ticket.sequence else {
             // Settled without a receipt: dropped when the writer closed.
             return .failed
@@ -438,12 +443,32 @@ final class WriteQueue: @unchecked Sendable {
         let now = Date()
         var due: [(then: @Sendable (RedisWriter.Receipt) -> Void, receipt: RedisWriter.Receipt)] = []
         waiters.removeAll { waiter in
-            guard !isPending(waiter.ticket) || finished || failures > 0 || waiter.deadline <= now else { return false }
-            due.append((waiter.then, receiptNow(waiter.ticket)))
+            // One look at whether it is pending (two hash lookups of the key) per waiter.
+            let receipt: RedisWriter.Receipt
+            if !isPending(waiter.ticket) {
+                receipt = settledReceipt(waiter.ticket)
+            } else if failures > 0 {
+                receipt = .unreachable
+            } else if finished || waiter.deadline <= now {
+                receipt = .timedOut
+            } else {
+                return false
+            }
+            due.append((waiter.then, receipt))
             unwatch(waiter.ticket.key)
             return true
         }
         return due
+    }
+
+    /// Whether a waiter may stop waiting without a batch having settled anything: Redis is
+    /// unreachable, the writer finished, or a deadline passed (the lock held). After a batch,
+    /// `tellDueWaiters` runs anyway.
+    private var waitersMayBeDue: Bool {
+        guard !waiters.isEmpty else { return false }
+        if failures > 0 || finished { return true }
+        let now = Date()
+        return waiters.contains { $0.deadline <= now }
     }
 
     /// Tells the due waiters (the lock held on entry and on return; released meanwhile).
@@ -525,7 +550,7 @@ final class WriteQueue: @unchecked Sendable {
         condition.lock()
         var lingered = false
         while true {
-            tellDueWaiters()
+            if waitersMayBeDue { tellDueWaiters() }
             if batch.isEmpty && waiting.isEmpty {
                 if closing { break }
                 threadIsIdle = true
