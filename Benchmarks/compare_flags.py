@@ -11,6 +11,11 @@ per request (utime + stime from /proc/PID/stat). The variants rotate which runs 
 Prints per variant the median req/s, p99 and CPU, and the median of the per-round ratios to the
 first variant, as markdown. Non-2xx answers fail the comparison.
 
+`put` is PUT replacements round-robin over the sessions (each waits for its store write when there
+is a store). A variant's `--store fresh` is a fresh redis-server of its own for each run (no
+persistence, stopped after the run), so `compare-flags --scenario put "" "--store fresh"` measures
+what the store's wait costs a PUT, in one binary and one run.
+
 --pin runs the server on the last CPU and wrk on the others (taskset): on a 2-core machine the
 server then has a core of its own, so its throughput measures its own cost rather than how the
 scheduler shares two cores between it and the load generator.
@@ -24,12 +29,13 @@ import subprocess
 import sys
 import tempfile
 
-from sheetkit.harness import Sheetd  # noqa: E402  (starts and stops sheetd, as the checks do)
+from sheetkit.harness import RedisServer, Sheetd  # noqa: E402  (starts and stops sheetd, as the checks do)
 
 SCENARIOS = {
     # Lua script, pan phases each session is left in (Benchmarks/bench-memory.py --then).
     "changed": ("Benchmarks/lua/pan-changed.lua", "began"),
     "get": ("Benchmarks/lua/get-session.lua", ""),
+    "put": ("Benchmarks/lua/put-session.lua", ""),
 }
 SESSIONS = 10_000
 
@@ -51,8 +57,13 @@ def run(binary, flags, scenario, seconds, scratch, pin=False):
     server_cpus, client_cpus = ([str(cpus[-1])], [",".join(map(str, cpus[:-1]))]) if pin and len(cpus) > 1 else ([], [])
     log_path = os.path.join(scratch, "server.log")
     open(log_path, "wb").close()
+    words = shlex.split(flags)
+    redis = None
+    if "--store" in words and words[words.index("--store") + 1] == "fresh":
+        redis = RedisServer().start()
+        words[words.index("--store") + 1] = redis.url
     server = Sheetd(binary, ["--log-level", "info", "--max-sessions", "2000000", "--session-ttl", "3600"]
-                    + shlex.split(flags), log=log_path, prefix=["taskset", "-c"] + server_cpus if server_cpus else [])
+                    + words, log=log_path, prefix=["taskset", "-c"] + server_cpus if server_cpus else [])
     try:
         try:
             port = str(server.start().port)
@@ -69,6 +80,8 @@ def run(binary, flags, scenario, seconds, scratch, pin=False):
         after = cpu_ticks(server.pid)
     finally:
         server.stop()
+        if redis is not None:
+            redis.stop()
     log_bytes = os.path.getsize(log_path)
     os.remove(log_path)
     requests = int(re.search(r"(\d+) requests in", out).group(1))

@@ -33,6 +33,10 @@ public struct HTTPRefusal: Sendable, Equatable {
         case requestTimeout
         /// The responder's answer could not be sent as given (500).
         case unusableResponse
+        /// A deferred answer (`DeferredResponse`) was not given by the request deadline (503).
+        case answerTimeout
+        /// A deferred answer was still awaited when the server stopped (503).
+        case serverStopping
     }
 
     /// Which rule the request broke.
@@ -57,6 +61,7 @@ public struct HTTPRefusal: Sendable, Equatable {
         case .bodyTooLarge: 413
         case .requestTimeout: 408
         case .unusableResponse: 500
+        case .answerTimeout, .serverStopping: 503
         }
     }
 
@@ -72,6 +77,8 @@ public struct HTTPRefusal: Sendable, Equatable {
         case .bodyTooLarge: "body-too-large"
         case .requestTimeout: "request-timeout"
         case .unusableResponse: "internal"
+        case .answerTimeout: "answer-timeout"
+        case .serverStopping: "shutting-down"
         }
     }
 
@@ -82,7 +89,9 @@ public struct HTTPRefusal: Sendable, Equatable {
         case .malformedHeaderName, .foldedFramingHeader, .repeatedContentLength, .repeatedHost, .missingHost,
             .lengthWithTransferEncoding, .unsupportedTransferCoding:
             true
-        case .malformedRequestLine, .chunkedBody, .bodyTooLarge, .requestTimeout, .unusableResponse: false
+        case .malformedRequestLine, .chunkedBody, .bodyTooLarge, .requestTimeout, .unusableResponse, .answerTimeout,
+            .serverStopping:
+            false
         }
     }
 

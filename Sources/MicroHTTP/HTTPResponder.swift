@@ -13,12 +13,15 @@ public protocol HTTPResponder: Sendable {
 
     /// The answer to a request the server refuses on its own (`HTTPRefusal`: framing, limits,
     /// deadlines, an unusable response): the server decides that it refuses, the application how
-    /// the refusal reads. Sent with `Connection: close`. For a refused request line or a late head,
-    /// `head` has the target only and an empty method.
+    /// the refusal reads. Sent with `Connection: close`. For a refused request line, a late head or
+    /// a deferred answer the server gives itself (its deadline, stopping), `head` has the target
+    /// only and an empty method.
     func refused(_ refusal: HTTPRefusal, _ head: HTTPRequestHead) -> HTTPResponse
 
     /// Called once the whole body is in; synchronous, on a libmicrohttpd thread, possibly
-    /// concurrently from several threads of the pool.
+    /// concurrently from several threads of the pool. Work that must wait answers later instead:
+    /// return `HTTPResponse(deferred:)` and send the answer through the handle from any thread
+    /// (`DeferredResponse`); the connection holds no thread meanwhile.
     func respond(to request: HTTPRequest) -> HTTPResponse
 
     /// Called when a request was still arriving at the server's `requestDeadline` (its head, or its

@@ -12,13 +12,16 @@ public struct HTTPResponse: Sendable {
         /// A body written over time (e.g. Server-Sent Events), sent chunked to HTTP/1.1 clients
         /// (HTTP/1.0 clients get it delimited by the connection closing).
         case stream(HTTPStream)
+        /// No answer yet: it is given later, from any thread, through the handle
+        /// (`DeferredResponse`); the status and headers of this response are not used.
+        case deferred(DeferredResponse)
 
         /// The bytes of a complete body (for `.buffer`, a copy); nil for a stream.
         public var completeBytes: [UInt8]? {
             switch self {
             case .bytes(let bytes): bytes
             case .buffer(let buffer): buffer.bytes
-            case .stream: nil
+            case .stream, .deferred: nil
             }
         }
     }

@@ -172,8 +172,10 @@ public final class HTTPServer: Sendable {
     }
 
     /// Ends every open stream (its buffered bytes, then the end of the body, for up to
-    /// `streamDrainTimeout`), then stops libmicrohttpd, closing every connection; requests still
-    /// in progress are cut off. Idempotent; also called by deinit. Must not be called from a
+    /// `streamDrainTimeout`), waits for requests in flight (deferred answers included) for up to
+    /// four times that, answers the deferred answers still awaited with the responder's
+    /// `.serverStopping` refusal, then stops libmicrohttpd, closing every connection; requests
+    /// still in progress are cut off. Idempotent; also called by deinit. Must not be called from a
     /// responder or a stream's close handler (it waits for libmicrohttpd's threads to end).
     public func stop() {
         let running: RunningDaemon? = lifecycle.withLock { lifecycle in
@@ -188,6 +190,9 @@ public final class HTTPServer: Sendable {
         // never reads its answer is cut off after this).
         core.quiesce()
         core.waitForRequests(timeout: configuration.streamDrainTimeout * 4)
+        // Deferred answers still awaited are answered (503) so that no connection stays suspended,
+        // and given a moment to go out.
+        if core.endDeferred() > 0 { core.waitForRequests(timeout: configuration.streamDrainTimeout) }
         running.stop()
     }
 }

@@ -15,13 +15,15 @@
 /// and be a demoted primary that still calls itself one. The fence holds when the Sentinels take
 /// longer than the connection's timeout to fail a primary over (`down-after-milliseconds` above
 /// the store's deadline), and it costs one TIME call in the script.
-public struct RedisScript: Sendable, Hashable {
+public final class RedisScript: Sendable, Hashable {
     /// The Lua source as Redis runs it (for a fenced script, with the deadline check first).
     public let source: String
     /// Whether calls carry the deadline that the script checks first.
     public let isFenced: Bool
     /// The SHA-1 digest of `source`, in hex: the script's name in EVALSHA and SCRIPT LOAD.
     let digest: String
+    /// `digest` as the bytes sent (made once: every call sends them).
+    let digestBytes: [UInt8]
 
     /// A script whose body is `body`. With `fenced`, the body sees its own arguments only (the
     /// deadline is taken off `ARGV` before it runs), and never runs once the deadline has passed.
@@ -29,7 +31,13 @@ public struct RedisScript: Sendable, Hashable {
         source = fenced ? Self.fence + body : body
         isFenced = fenced
         digest = SHA1.hex(Array(source.utf8))
+        digestBytes = Array(digest.utf8)
     }
+
+    // A class (one reference in every call of a batch, where a struct's three strings were retained
+    // and released per call); equal when the sources are.
+    public static func == (a: RedisScript, b: RedisScript) -> Bool { a.digest == b.digest }
+    public func hash(into hasher: inout Hasher) { hasher.combine(digest) }
 
     /// The deadline check a fenced script starts with: the last argument, in microseconds of the
     /// server's clock (TIME's seconds and microseconds; both below 2^53, exact in Lua's numbers).

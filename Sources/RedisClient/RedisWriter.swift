@@ -186,6 +186,18 @@ public final class RedisWriter: Sendable {
         queue.wait(for: ticket, timeout: timeout)
     }
 
+    /// `wait(for:timeout:)` without holding the caller: `then` is called exactly once with the
+    /// ticket's receipt, the same one `wait` would have returned. At once, on the calling thread,
+    /// when the write is settled already, was dropped, or Redis is known to be unreachable;
+    /// otherwise on the writer thread, unlocked, right after the batch that settles it (so the
+    /// tracked writes of concurrent callers share one pipeline), or when Redis is found
+    /// unreachable, or at the deadline (`.timedOut`; at the latest when the batch in flight
+    /// returns, which the connection's timeout bounds). `then` must be quick and must not wait
+    /// for the writer (`wait`, `flush`, `close`); it may enqueue writes and wait for them this way.
+    public func whenWritten(_ ticket: Ticket, timeout: Double, then: @escaping @Sendable (Receipt) -> Void) {
+        queue.whenWritten(ticket, timeout: timeout, then: then)
+    }
+
     /// Waits until every operation enqueued before this call has been written (or dropped), and
     /// what `onVersion` is told of them has been told, for up to `timeout` seconds; a writer waiting
     /// to retry retries at once (so `flush(timeout: 0)` asks for a retry now, e.g. when Redis is
@@ -298,10 +310,21 @@ final class WriteQueue: @unchecked Sendable {
     private var watched: [String: Int] = [:]
     /// For watched keys: the newest sequence number settled so far and what became of it.
     private var receipts: [String: (through: UInt64, receipt: RedisWriter.Receipt)] = [:]
+    /// Tracked writes waited for without a thread (`whenWritten`): told by the writer thread.
+    private var waiters: [Waiter] = []
+
+    /// A caller of `whenWritten`: its ticket, when it stops waiting, and what to call.
+    private struct Waiter {
+        let ticket: RedisWriter.Ticket
+        let deadline: Date
+        let then: @Sendable (RedisWriter.Receipt) -> Void
+    }
     private var lastErrorValue: RedisError?
     private var failures = 0
     private var retryAt: Date?
     private var threadIsIdle = false
+    /// Whether the thread waits for more work before taking a batch (`linger`).
+    private var threadIsLingering = false
     /// Seconds to wait for more work before taking a batch (see `RedisWriter.init`).
     private let linger: Double
     /// Callers waiting in `flush` or for a ticket: the thread does not linger for them.
@@ -375,13 +398,90 @@ final class WriteQueue: @unchecked Sendable {
         while isPending(ticket) && !finished && failures == 0 {
             if !condition.wait(until: deadline) { break }
         }
+        return receiptNow(ticket)
+    }
+
+    func whenWritten(
+        _ ticket: RedisWriter.Ticket, timeout: Double, then: @escaping @Sendable (RedisWriter.Receipt) -> Void
+    ) {
+        if ticket.sequence == 0 { return then(.failed) }
+        condition.lock()
+        guard isPending(ticket), !finished, failures == 0, timeout > 0 else {
+            // Settled already, or not to be waited for: told at once, as `wait` would return.
+            let receipt = receiptNow(ticket)
+            unwatch(ticket.key)
+            condition.unlock()
+            return then(receipt)
+        }
+        waiters.append(Waiter(ticket: ticket, deadline: Date(timeIntervalSinceNow: timeout), then: then))
+        // The thread must not linger (a caller waits). Only then is it woken: one that is writing
+        // looks at the waiters after its batch (a wake-up for every waiter was a context switch
+        // each: ≈ 12 % of the CPU of PUTs with a store).
+        if threadIsLingering { condition.broadcast() }
+        condition.unlock()
+    }
+
+    /// What `wait` returns for `ticket` once it stops waiting (the lock held).
+    private func receiptNow(_ ticket: RedisWriter.Ticket) -> RedisWriter.Receipt {
         if isPending(ticket) { return failures > 0 ? .unreachable : .timedOut }
+        return settledReceipt(ticket)
+    }
+
+    /// The receipt of a ticket no longer pending (the lock held).
+    private func settledReceipt(_ ticket: RedisWriter.Ticket) -> RedisWriter.Receipt {
         guard let receipt = receipts[ticket.key], receipt.through >= ticket.sequence else {
             // Settled without a receipt: dropped when the writer closed.
             return .failed
         }
         return receipt.receipt
     }
+
+    /// The waiters that stop waiting now (settled, Redis unreachable, the writer finished, or past
+    /// their deadline), taken out with their receipts, to be told unlocked (the lock held).
+    private func takeDueWaiters() -> [(then: @Sendable (RedisWriter.Receipt) -> Void, receipt: RedisWriter.Receipt)] {
+        if waiters.isEmpty { return [] }
+        let now = Date()
+        var due: [(then: @Sendable (RedisWriter.Receipt) -> Void, receipt: RedisWriter.Receipt)] = []
+        waiters.removeAll { waiter in
+            // One look at whether it is pending (two hash lookups of the key) per waiter.
+            let receipt: RedisWriter.Receipt
+            if !isPending(waiter.ticket) {
+                receipt = settledReceipt(waiter.ticket)
+            } else if failures > 0 {
+                receipt = .unreachable
+            } else if finished || waiter.deadline <= now {
+                receipt = .timedOut
+            } else {
+                return false
+            }
+            due.append((waiter.then, receipt))
+            unwatch(waiter.ticket.key)
+            return true
+        }
+        return due
+    }
+
+    /// Whether a waiter may stop waiting without a batch having settled anything: Redis is
+    /// unreachable, the writer finished, or a deadline passed (the lock held). After a batch,
+    /// `tellDueWaiters` runs anyway.
+    private var waitersMayBeDue: Bool {
+        guard !waiters.isEmpty else { return false }
+        if failures > 0 || finished { return true }
+        let now = Date()
+        return waiters.contains { $0.deadline <= now }
+    }
+
+    /// Tells the due waiters (the lock held on entry and on return; released meanwhile).
+    private func tellDueWaiters() {
+        let due = takeDueWaiters()
+        guard !due.isEmpty else { return }
+        condition.unlock()
+        for waiter in due { waiter.then(waiter.receipt) }
+        condition.lock()
+    }
+
+    /// The earliest deadline of a waiter, if any waits.
+    private var earliestWaiterDeadline: Date? { waiters.lazy.map(\.deadline).min() }
 
     /// Whether the ticket's write, or an entry standing for it, still waits or is in the batch.
     private func isPending(_ ticket: RedisWriter.Ticket) -> Bool {
@@ -450,20 +550,27 @@ final class WriteQueue: @unchecked Sendable {
         condition.lock()
         var lingered = false
         while true {
+            if waitersMayBeDue { tellDueWaiters() }
             if batch.isEmpty && waiting.isEmpty {
                 if closing { break }
                 threadIsIdle = true
-                condition.wait()
+                if let deadline = earliestWaiterDeadline {
+                    _ = condition.wait(until: deadline)
+                } else {
+                    condition.wait()
+                }
                 threadIsIdle = false
                 continue
             }
             if !closing, let retryAt, retryAt.timeIntervalSinceNow > 0 {
-                _ = condition.wait(until: retryAt)
+                _ = condition.wait(until: min(retryAt, earliestWaiterDeadline ?? retryAt))
                 continue
             }
-            if linger > 0, !lingered, !closing, flushWaiters == 0, batch.isEmpty {
+            if linger > 0, !lingered, !closing, flushWaiters == 0, waiters.isEmpty, batch.isEmpty {
                 lingered = true
+                threadIsLingering = true
                 _ = condition.wait(until: Date(timeIntervalSinceNow: linger))
+                threadIsLingering = false
                 continue
             }
             lingered = false
@@ -555,10 +662,12 @@ final class WriteQueue: @unchecked Sendable {
                 condition.lock()
                 telling = false
             }
+            tellDueWaiters()
             condition.broadcast()
         }
         finished = true
         condition.broadcast()
+        tellDueWaiters()
         condition.unlock()
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import SheetdTesting
+import Synchronization
 import Testing
 
 @testable import RedisClient
@@ -23,6 +24,41 @@ extension RedisIntegration {
             #expect(statistics.coalesced == 19_999)
             #expect(statistics.failed == 0)
             #expect(statistics.pending == 0)
+        }
+
+        /// `whenWritten` tells each tracked write's receipt once, without holding its caller: every
+        /// write is in Redis when its receipt says so, concurrent ones share batches, and a Redis
+        /// that does not answer gives `.timedOut` at the deadline (the writes stay queued).
+        @Test func whenWrittenTellsEachReceiptOnce() throws {
+            let reader = try RedisConnection(endpoint: server.endpoint())
+            let writer = RedisWriter(connection: try RedisConnection(endpoint: server.endpoint(), timeout: 0.5))
+            defer { writer.close() }
+            let told = Mutex<[String: [RedisWriter.Receipt]]>([:])
+            let inRedis = Mutex<[String: Bool]>([:])
+            for i in 0..<200 {
+                let key = "later-\(i)"
+                writer.whenWritten(writer.setTracked(key, Array("v\(i)".utf8), ttlSeconds: nil), timeout: 60) {
+                    receipt in
+                    // Read at the moment the receipt is told: the write must be there.
+                    let present = (try? reader.get(key)) == Array("v\(i)".utf8)
+                    told.withLock { $0[key, default: []].append(receipt) }
+                    inRedis.withLock { $0[key] = present }
+                }
+            }
+            #expect(eventually { told.withLock { $0.count } == 200 })
+            #expect(told.withLock { $0.values.allSatisfy { $0 == [.written] } })
+            #expect(inRedis.withLock { $0.values.allSatisfy { $0 } })
+            #expect(writer.statistics.written == 200)
+            // Redis stopped: the deadline tells `.timedOut`, once.
+            server.pause()
+            let late = Mutex<[RedisWriter.Receipt]>([])
+            writer.whenWritten(writer.setTracked("paused", [1], ttlSeconds: nil), timeout: 0.2) { receipt in
+                late.withLock { $0.append(receipt) }
+            }
+            #expect(eventually { !late.withLock { $0.isEmpty } })
+            server.resume()
+            #expect(writer.flush(timeout: 60))
+            #expect(late.withLock { $0 } == [.timedOut] || late.withLock { $0 } == [.unreachable])
         }
 
         @Test func theLastOperationOnEachKeyWins() throws {

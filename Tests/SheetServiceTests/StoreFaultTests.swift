@@ -64,6 +64,39 @@ extension ServiceIntegration.StoreIntegration.StoreFaultTests {
         }
     }
 
+    /// Concurrent creations and replacements from many connections (their connections suspended
+    /// while the store's writer writes them together): each is in Redis the moment its own
+    /// answer arrives.
+    @Test func concurrentPutsAreEachInTheStoreWhenAnswered() throws {
+        try ProcessResource.redisSubscriberThreads.exclusively {
+            let redis = try RedisServer()
+            let server = try startServer(on: redis)
+            defer { server.stop() }
+            let missing = Mutex<[String]>([])
+            let url = redis.url()
+            DispatchQueue.concurrentPerform(iterations: 8) { client in
+                guard let c = try? HTTPConnection(port: server.port) else {
+                    missing.withLock { $0.append("client \(client) did not connect") }
+                    return
+                }
+                for round in 0..<25 {
+                    let id = "c\(client)-\(round % 5)"
+                    let detent = round.isMultiple(of: 2) ? "expanded" : "hidden"
+                    let status = (try? c.put(id, #"{"initialDetent": "\#(detent)"}"#).status) ?? 0
+                    let record = try? RedisConnection(endpoint: RedisEndpoint(url: url)).get(Self.key + id)
+                    let document = record.flatMap {
+                        try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any]
+                    }
+                    let held = (document?["config"] as? [String: Any])?["initialDetent"] as? String
+                    if ![200, 201].contains(status) || held != detent {
+                        missing.withLock { $0.append("\(id) round \(round): \(status), stored \(held ?? "nothing")") }
+                    }
+                }
+            }
+            #expect(missing.withLock { $0 } == [])
+        }
+    }
+
     /// A store that does not answer: a creation is 503 `store-unavailable` and leaves nothing
     /// behind; a replacement is 503 too (its change queued, said so), and reaches Redis once it
     /// answers again; events on a session held here go on.

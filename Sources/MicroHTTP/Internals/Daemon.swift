@@ -184,6 +184,12 @@ private func requestCompleted(
         // state is given back (the watch holds it unretained). An answered request left the watch
         // when it was answered; only one aborted while arriving is still in it.
         if case .answered = state.phase {} else { core.headWatch?.leave(state) }
+        // Closed before its deferred answer was taken (the server stopping): nothing touches the
+        // connection again.
+        if case .deferred = state.phase, let deferred = state.deferredAnswer.take() {
+            core.unregister(deferred)
+            deferred.abandon()
+        }
     }
     RequestStatePool.mine.give(state)
 }
@@ -293,7 +299,16 @@ private func handleAccess(
             to: HTTPRequest(
                 head: consume head, body: body, receivedAt: request.receivedAt,
                 receivedNanoseconds: request.receivedNanoseconds))
+        if case .deferred(let deferred) = response.body {
+            return awaitAnswer(deferred, request, on: connection, core: core)
+        }
         return answer(response, closing: false, request, on: connection, core: core)
+
+    case .deferred:
+        // Resumed: the answer is there.
+        uploadDataSize.pointee = 0
+        guard let deferred = request.deferredAnswer else { return MHD_Result.NO }
+        return deliver(deferred, request, on: connection, core: core)
 
     case .discardingBody(let allowance):
         let count = uploadDataSize.pointee
@@ -322,6 +337,67 @@ private func answer(
     request.phase = .answered
     core.headWatch?.leave(request)
     return queue(response, closing: closing, on: connection, core: core, target: request.target)
+}
+
+/// `request` waits for `deferred`: its connection is suspended until the answer is given (or
+/// answered now if it is there already). It stays on the deadline watch, which answers it at the
+/// deadline; stopping answers it too.
+private func awaitAnswer(
+    _ deferred: DeferredResponse, _ request: RequestState, on connection: OpaquePointer, core: ServerCore
+) -> MHD_Result {
+    request.phase = .deferred
+    request.deferredAnswer = deferred
+    guard core.register(deferred) else {
+        _ = deferred.give(
+            .refusal(HTTPRefusal(.serverStopping, "The server is stopping and cannot answer; send it again.")))
+        return deliver(deferred, request, on: connection, core: core)
+    }
+    core.headWatch?.awaitAnswer(request, deferred)
+    switch deferred.suspend(connection) {
+    case .suspended:
+        return MHD_Result.YES
+    case .answered:
+        return deliver(deferred, request, on: connection, core: core)
+    case .reused:
+        core.unregister(deferred)
+        return refuse(
+            HTTPRefusal(.unusableResponse, "the deferred response already served another request"),
+            HTTPRequestHead(method: "", target: request.target), request, connection, core)
+    }
+}
+
+/// Queues the answer given to `deferred`, on the connection's thread once it is resumed.
+private func deliver(
+    _ deferred: DeferredResponse, _ request: RequestState, on connection: OpaquePointer, core: ServerCore
+) -> MHD_Result {
+    core.unregister(deferred)
+    request.deferredAnswer = nil
+    let head = HTTPRequestHead(method: "", target: request.target)
+    switch deferred.takeAnswer() {
+    case .response(let response)?:
+        return answerOnce(response, request, connection, core)
+    case .making(let make)?:
+        return answerOnce(make(), request, connection, core)
+    case .refusal(let refusal)?:
+        return refuse(refusal, head, request, connection, core)
+    case nil:
+        // Resumed without an answer: cannot happen (only an answer resumes); close.
+        request.phase = .answered
+        core.headWatch?.leave(request)
+        return MHD_Result.NO
+    }
+}
+
+/// A deferred answer is final: one that is itself deferred cannot be sent.
+private func answerOnce(
+    _ response: HTTPResponse, _ request: RequestState, _ connection: OpaquePointer, _ core: ServerCore
+) -> MHD_Result {
+    if case .deferred = response.body {
+        return refuse(
+            HTTPRefusal(.unusableResponse, "a deferred answer was itself deferred"),
+            HTTPRequestHead(method: "", target: request.target), request, connection, core)
+    }
+    return answer(response, closing: false, request, on: connection, core: core)
 }
 
 /// Answers `request` with the responder's rendering of `refusal`, closing the connection.

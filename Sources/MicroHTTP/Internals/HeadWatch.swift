@@ -46,6 +46,14 @@ final class HeadWatch: Sendable {
         }
     }
 
+    /// `request` has arrived whole and awaits `deferred`: at its deadline the watch answers it
+    /// (`.answerTimeout`) rather than shut its socket down. Harmless when it is not entered.
+    func awaitAnswer(_ request: RequestState, _ deferred: DeferredResponse) {
+        list.withLock { _ in
+            if request.isWatched { request.watchDeferred = deferred }
+        }
+    }
+
     /// `request` has arrived whole, or is over; harmless when it is not entered.
     func leave(_ request: RequestState) {
         list.withLock { list in Self.unlink(request, from: &list) }
@@ -63,6 +71,7 @@ final class HeadWatch: Sendable {
         next?.takeUnretainedValue().watchPrevious = previous
         request.watchPrevious = nil
         request.watchNext = nil
+        if request.watchDeferred != nil { request.watchDeferred = nil }
         request.isWatched = false
     }
 
@@ -72,20 +81,33 @@ final class HeadWatch: Sendable {
             while running.load(ordering: .relaxed) {
                 Sleep.milliseconds(250)
                 let now = BootClock.nanoseconds()
-                let late: [String] = list.withLock { list in
+                let (late, unanswered) = list.withLock { list in
                     var targets: [String] = []
+                    var unanswered: [DeferredResponse] = []
                     var cursor = list.first
                     while let entry = cursor {
                         let request = entry.takeUnretainedValue()
                         cursor = request.watchNext
                         guard let deadline = request.deadline, deadline < now else { continue }
-                        shutdown(request.watchSocket, Int32(SHUT_RDWR))
+                        if let deferred = request.watchDeferred {
+                            // Arrived whole, its answer still awaited: answered, not cut off.
+                            unanswered.append(deferred)
+                        } else {
+                            shutdown(request.watchSocket, Int32(SHUT_RDWR))
+                            targets.append(request.target)
+                        }
                         Self.unlink(request, from: &list)
-                        targets.append(request.target)
                     }
-                    return targets
+                    return (targets, unanswered)
                 }
                 for target in late { cutOff(target) }
+                for deferred in unanswered {
+                    _ = deferred.give(
+                        .refusal(
+                            HTTPRefusal(
+                                .answerTimeout, "The answer was not ready by the request deadline; retry shortly.")
+                        ))
+                }
             }
         }
     }

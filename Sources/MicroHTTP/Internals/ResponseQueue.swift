@@ -71,6 +71,8 @@ private func queueOnce(_ response: HTTPResponse, closing: Bool, on connection: O
     case .stream(let stream):
         return queueStream(
             stream, status: status, headers: response.headers, closing: closing, on: connection, core: core)
+    case .deferred:
+        return .refused("a deferred response answers only respond(to:), once")
     }
 }
 

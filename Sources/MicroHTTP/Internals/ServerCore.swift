@@ -24,6 +24,8 @@ final class ServerCore: Sendable {
     /// policy callback for every new connection (a relaxed load: a connection accepted an instant
     /// after quiescing is served normally, which is harmless).
     let isAccepting = Atomic(true)
+    /// The deferred answers requests await (`DeferredResponse`), so that stopping can answer them.
+    let deferredAnswers = Mutex(DeferredRegistry())
     /// Requests between their request line and libmicrohttpd's completed callback (answered and
     /// sent, or aborted): what stopping waits for so that no answer already made is cut off.
     let inFlight = Atomic(0)
@@ -138,6 +140,10 @@ final class RequestState: @unchecked Sendable {
         /// body is arriving, so the rest is read and dropped (up to `allowance` more bytes) and the
         /// 413 goes out when the body ends; past the allowance the connection is closed instead.
         case discardingBody(allowance: Int)
+        /// Its whole body in, the request waits for its deferred answer (`deferredAnswer`), its
+        /// connection suspended. (The handle is a field of its own: a reference in a case would
+        /// make every assignment of the phase release the old one, on every request.)
+        case deferred
         /// A response is queued (or the request was refused); any further body bytes are dropped.
         case answered
     }
@@ -152,6 +158,8 @@ final class RequestState: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var targetLength: Int
     @exclusivity(unchecked) var phase = Phase.awaitingHead
     @exclusivity(unchecked) var head: HTTPRequestHead?
+    /// The deferred answer the request waits for, in phase `.deferred`.
+    @exclusivity(unchecked) var deferredAnswer: DeferredResponse?
     /// The body as it arrives; its buffer is kept for the next request (a request's body shares it
     /// until that request is over).
     @exclusivity(unchecked) var body: [UInt8] = []
@@ -172,6 +180,9 @@ final class RequestState: @unchecked Sendable {
     var watchSocket: Int32 = -1
     /// Whether the request is in the watch's list.
     var isWatched = false
+    /// The deferred answer the request awaits while it is watched: at the deadline the watch
+    /// gives the answer (a refusal) instead of shutting the socket down.
+    var watchDeferred: DeferredResponse?
     /// The neighbours in the watch's list (unretained: the completed callback leaves the list
     /// before it gives the state back).
     var watchPrevious: Unmanaged<RequestState>?

@@ -108,7 +108,7 @@ final class HiredisContext {
     func requirePrimary() throws(RedisError) {
         let command = RedisCommand.text(["ROLE"])
         let sent = ContinuousClock.now
-        let replies = try exchange([command, Self.time])
+        let replies = try exchange([command, Self.time], deadline: nil)
         let reply = replies[0]
         switch reply {
         case .array(let parts) where parts.first == .bulk(Array("master".utf8)):
@@ -150,10 +150,17 @@ final class HiredisContext {
     /// on this connection yet is loaded in the same write (SCRIPT LOAD before its first call), and
     /// calls the server answers NOSCRIPT are sent again whole (EVAL), in one more round trip.
     func pipeline(_ commands: [RedisCommand]) throws(RedisError) -> [RedisReply] {
-        guard commands.contains(where: { $0.script != nil }) else { return try exchange(commands) }
-        var calls = commands
+        // The scripts called, each once (a writer's batch calls one), and whether one is fenced.
+        var scripts: [RedisScript] = []
+        for command in commands {
+            if let script = command.script, !scripts.contains(where: { $0 === script || $0 == script }) {
+                scripts.append(script)
+            }
+        }
+        if scripts.isEmpty { return try exchange(commands, deadline: nil) }
         var prefix: [RedisCommand] = []
-        if commands.contains(where: { $0.script?.isFenced == true }) {
+        var deadline: [UInt8]?
+        if scripts.contains(where: \.isFenced) {
             if serverClock == nil { try readClock() }
             guard let clock = serverClock else {
                 throw RedisError(
@@ -161,34 +168,32 @@ final class HiredisContext {
             }
             // The call may take effect until the caller stops waiting for it: the timeout after
             // it is sent (all of the pipeline is sent now).
-            let deadline = Array(String(clock.now + Int64(timeout * 1_000_000)).utf8)
-            calls = calls.map { $0.script?.isFenced == true ? $0.appending(deadline) : $0 }
+            deadline = Array(String(clock.now + Int64(timeout * 1_000_000)).utf8)
             if clock.at.duration(to: .now) > .seconds(Self.clockRefresh) { prefix.append(Self.time) }
         }
-        var loading: [String] = []
-        for call in calls {
-            if let script = call.script, !loadedScripts.contains(script.digest), !loading.contains(script.digest) {
-                prefix.append(.text(["SCRIPT", "LOAD", script.source]))
-                loading.append(script.digest)
-            }
-        }
+        let loading = scripts.filter { !loadedScripts.contains($0.digest) }
+        prefix += loading.map { .text(["SCRIPT", "LOAD", $0.source]) }
         let sent = ContinuousClock.now
-        var replies = try exchange(prefix + calls)
-        var answers = replies.prefix(prefix.count).makeIterator()
-        if prefix.first?.name == "TIME", let reply = answers.next(), let clock = Self.clock(reply, sent: sent) {
-            serverClock = clock
+        var replies = try exchange(prefix.isEmpty ? commands : prefix + commands, deadline: deadline)
+        if !prefix.isEmpty {
+            var answers = replies.prefix(prefix.count).makeIterator()
+            if prefix[0].name == "TIME", let reply = answers.next(), let clock = Self.clock(reply, sent: sent) {
+                serverClock = clock
+            }
+            for script in loading where answers.next() == .bulk(script.digestBytes) {
+                loadedScripts.insert(script.digest)
+            }
+            replies.removeFirst(prefix.count)
         }
-        for digest in loading where answers.next() == .bulk(Array(digest.utf8)) { loadedScripts.insert(digest) }
-        replies.removeFirst(prefix.count)
         // NOSCRIPT: the server's script cache was flushed since this connection loaded it.
-        let lost = calls.indices.filter { i in
-            guard calls[i].script != nil, case .error(let message) = replies[i] else { return false }
-            return RedisError.code(of: message) == "NOSCRIPT"
+        var lost: [Int] = []
+        for (i, reply) in replies.enumerated() where commands[i].script != nil {
+            if case .error(let message) = reply, RedisError.code(of: message) == "NOSCRIPT" { lost.append(i) }
         }
         if !lost.isEmpty {
-            for (i, reply) in zip(lost, try exchange(lost.map { calls[$0].withSource })) {
+            for (i, reply) in zip(lost, try exchange(lost.map { commands[$0].withSource }, deadline: deadline)) {
                 replies[i] = reply
-                if let digest = calls[i].script?.digest { loadedScripts.insert(digest) }
+                if let digest = commands[i].script?.digest { loadedScripts.insert(digest) }
             }
         }
         return replies
@@ -197,7 +202,7 @@ final class HiredisContext {
     /// TIME, on its own: the server's clock, for fenced calls (one round trip).
     private func readClock() throws(RedisError) {
         let sent = ContinuousClock.now
-        let reply = try exchange([Self.time])[0]
+        let reply = try exchange([Self.time], deadline: nil)[0]
         guard let clock = Self.clock(reply, sent: sent) else {
             throw RedisError(
                 .unexpectedReply, function: "TIME", reason: "\(endpoint.address) replied with \(reply.summary)")
@@ -221,9 +226,10 @@ final class HiredisContext {
         return ServerClock(micros: s * 1_000_000 + us, at: sent + sent.duration(to: received) / 2)
     }
 
-    /// Sends `commands` as they are, in one write, and reads one reply each.
-    private func exchange(_ commands: [RedisCommand]) throws(RedisError) -> [RedisReply] {
-        for command in commands { try append(command) }
+    /// Sends `commands` in one write, `deadline` last in each fenced script's call, and reads one
+    /// reply each.
+    private func exchange(_ commands: [RedisCommand], deadline: [UInt8]?) throws(RedisError) -> [RedisReply] {
+        for command in commands { try append(command, last: command.script?.isFenced == true ? deadline : nil) }
         var replies: [RedisReply] = []
         replies.reserveCapacity(commands.count)
         for command in commands { replies.append(try reply(to: command)) }
@@ -267,10 +273,11 @@ final class HiredisContext {
         }
     }
 
-    /// redisAppendCommandArgv: formats `command` into the output buffer (nothing is sent yet; the
-    /// next `reply(to:)` writes it).
-    func append(_ command: RedisCommand) throws(RedisError) {
-        let status = Self.withArgv(command.arguments) { argv, lengths in
+    /// redisAppendCommandArgv: formats `command`, and `last` after its arguments if given (a fenced
+    /// call's deadline), into the output buffer (nothing is sent yet; the next `reply(to:)` writes
+    /// it).
+    func append(_ command: RedisCommand, last: [UInt8]? = nil) throws(RedisError) {
+        let status = Self.withArgv(command.arguments, last) { argv, lengths in
             redisAppendCommandArgv(context, Int32(argv.count), &argv, lengths)
         }
         guard status == REDIS_OK else {
@@ -348,30 +355,43 @@ final class HiredisContext {
         }
     }
 
-    /// Calls `body` with C pointers to every argument and their lengths, valid only during the call.
+    /// Calls `body` with C pointers to every argument (and `last`, if given, after them) and their
+    /// lengths, valid only during the call.
     private static func withArgv<Result>(
-        _ arguments: [[UInt8]],
+        _ arguments: [[UInt8]], _ last: [UInt8]?,
         _ body: (inout [UnsafePointer<CChar>?], [Int]) -> Result
     ) -> Result {
         var pointers: [UnsafePointer<CChar>?] = []
-        pointers.reserveCapacity(arguments.count)
-        return collect(arguments[...], into: &pointers) { pointers in
-            body(&pointers, arguments.map(\.count))
-        }
+        pointers.reserveCapacity(arguments.count + 1)
+        var lengths: [Int] = []
+        lengths.reserveCapacity(arguments.count + 1)
+        // A closure, not a key path: `map(\.count)` went through the key path machinery (≈ 2,000
+        // instructions a command).
+        for argument in arguments { lengths.append(argument.count) }
+        if let last { lengths.append(last.count) }
+        return collect(arguments[...], last, into: &pointers) { pointers in body(&pointers, lengths) }
     }
 
-    /// Pins one argument after another (nested closures), then calls `body` with all of them.
+    /// Pins one argument after another (nested closures), `last` after them, then calls `body`
+    /// with all of them.
     private static func collect<Result>(
-        _ arguments: ArraySlice<[UInt8]>,
+        _ arguments: ArraySlice<[UInt8]>, _ last: [UInt8]?,
         into pointers: inout [UnsafePointer<CChar>?],
         _ body: (inout [UnsafePointer<CChar>?]) -> Result
     ) -> Result {
-        guard let first = arguments.first else { return body(&pointers) }
+        guard let first = arguments.first else {
+            guard let last else { return body(&pointers) }
+            return last.withUnsafeBufferPointer { buffer in
+                let start = UnsafeRawPointer(buffer.baseAddress ?? emptyArgument.utf8Start)
+                pointers.append(start.assumingMemoryBound(to: CChar.self))
+                return body(&pointers)
+            }
+        }
         return first.withUnsafeBufferPointer { buffer in
             // An empty argument has no storage; hiredis copies 0 bytes, from any valid address.
             let start = UnsafeRawPointer(buffer.baseAddress ?? emptyArgument.utf8Start)
             pointers.append(start.assumingMemoryBound(to: CChar.self))
-            return collect(arguments.dropFirst(), into: &pointers, body)
+            return collect(arguments.dropFirst(), last, into: &pointers, body)
         }
     }
 

@@ -79,15 +79,18 @@ struct RedisCommand: Sendable {
     /// EVALSHA of `script` on `keys` with `arguments` (a fenced script's deadline is added as the
     /// call is sent).
     static func evaluate(_ script: RedisScript, keys: [String], arguments: [[UInt8]]) -> RedisCommand {
-        RedisCommand(
-            arguments: [Array("EVALSHA".utf8), Array(script.digest.utf8), Array(String(keys.count).utf8)]
-                + keys.map { Array($0.utf8) } + arguments, script: script)
+        var all: [[UInt8]] = []
+        all.reserveCapacity(3 + keys.count + arguments.count)
+        all.append(evalsha)
+        all.append(script.digestBytes)
+        all.append(keys.count == 1 ? oneKey : Array(String(keys.count).utf8))
+        for key in keys { all.append(Array(key.utf8)) }
+        all.append(contentsOf: arguments)
+        return RedisCommand(arguments: all, script: script)
     }
 
-    /// This call with `argument` added last (a fenced script's deadline).
-    func appending(_ argument: [UInt8]) -> RedisCommand {
-        RedisCommand(arguments: arguments + [argument], script: script)
-    }
+    private static let evalsha = Array("EVALSHA".utf8)
+    private static let oneKey = Array("1".utf8)
 
     /// This EVALSHA call as EVAL with the script's source, for a server that answered NOSCRIPT
     /// (EVAL also puts the script back in its cache).

@@ -162,6 +162,30 @@ final class TraceSlot {
     /// been sent (`SheetResponder.json(_:capacity:_:)`).
     @exclusivity(unchecked) var replyBuffer: JSONBuffer?
 
+    /// The store write the request's answer waits for, left by its handler for `respond`
+    /// (`SheetResponder.answer(after:…)`).
+    @exclusivity(unchecked) var storeWait: StoreWait?
+
+    /// The request's trace as values, to answer it on another thread later (`restore`).
+    struct Saved: Sendable {
+        let clientID: String?
+        let number: UInt64
+        let traceID: String?
+        let sessionID: String?
+    }
+
+    /// The trace of the request being answered, to `restore` where its answer is made.
+    var saved: Saved { Saved(clientID: clientID, number: number, traceID: traceID, sessionID: sessionID) }
+
+    /// The request of `saved` is being answered on this thread from now on (until `end`).
+    func restore(_ saved: Saved) {
+        clientID = saved.clientID
+        number = saved.number
+        traceID = saved.traceID
+        sessionID = saved.sessionID
+        isAnswering = true
+    }
+
     /// `replyBuffer`, taken out (so that a writer finds it uniquely held once its reply is sent).
     func takeReplyBuffer() -> JSONBuffer? { replyBuffer.take() }
 

@@ -31,20 +31,18 @@ extension SheetResponder {
             let box = SessionBox(id: id, profile: profile, session: session, now: now, token: token)
             switch table.insertNew(box) {
             case true?:
-                let ticket = box.record.withLock { saveTracked(box, &$0) }
-                do {
-                    try confirm(ticket, "creating session \(id)", undone: true)
-                } catch {
-                    // Nobody knows the id yet: the session goes, and so does its write if it is
-                    // still queued (a delete behind it, should it have reached the store).
-                    _ = table.remove(box)
-                    store?.remove(id)
-                    throw error
-                }
-                metrics.sessionsCreated.increment()
+                let write = box.record.withLock { saveTracked(box, &$0) }
                 var r = snapshotResponse(201, box, at: now, token: token)
                 r.headers.append(name: "Location", value: "/sessions/\(id)")
-                return r
+                return answer(
+                    after: write, "creating session \(id)", undone: true, reply: r,
+                    succeeded: { [metrics] in metrics.sessionsCreated.increment() },
+                    failed: { [self] in
+                        // Nobody knows the id yet: the session goes, and so does its write if it
+                        // is still queued (a delete behind it, should it have reached the store).
+                        _ = table.remove(box)
+                        store?.remove(id)
+                    })
             case false?: continue  // a 2^-128 collision: draw again
             case nil: throw full
             }
@@ -116,17 +114,16 @@ extension SheetResponder {
         let token = box.token
         switch result {
         case .created:
+            var write: StoreWrite?
             if configuration.sessionTokens && store != nil {
                 try createInStore(box)
-                metrics.sessionsCreated.increment()
             } else {
-                metrics.sessionsCreated.increment()
-                let ticket = box.record.withLock { saveTracked(box, &$0) }
-                try confirm(ticket, "creating session \(id)", undone: false)
+                write = box.record.withLock { saveTracked(box, &$0) }
             }
+            metrics.sessionsCreated.increment()
             var r = snapshotResponse(201, box, at: now, token: token)
             r.headers.append(name: "Location", value: "/sessions/\(id)")
-            return r
+            return answer(after: write, "creating session \(id)", undone: false, reply: r)
         case let .replaced(old):
             let version = old.record.withLock { r in
                 r.closeStreams(reason: "replaced", now: now)
@@ -136,8 +133,9 @@ extension SheetResponder {
                 r.version = version
                 return saveTracked(box, &r)
             }
-            try confirm(ticket, "replacing session \(id)", undone: false)
-            return snapshotResponse(200, box, at: now, token: token)
+            return answer(
+                after: ticket, "replacing session \(id)", undone: false,
+                reply: snapshotResponse(200, box, at: now, token: token))
         case .full:
             throw full
         }
@@ -149,16 +147,18 @@ extension SheetResponder {
             guard store != nil, let stored = try stored(id), stored.box != nil else {
                 throw Problem.sessionNotFound(id)
             }
-            try confirm(bury(id, after: stored.version), "deleting session \(id)", undone: false)
-            return HTTPResponse(status: 204)
+            return answer(
+                after: bury(id, after: stored.version), "deleting session \(id)", undone: false,
+                reply: HTTPResponse(status: 204))
         }
         let now = clock.now
         let version = box.record.withLock { r in
             r.closeStreams(reason: "deleted", now: now)
             return r.version
         }
-        try confirm(bury(id, after: version), "deleting session \(id)", undone: false)
-        return HTTPResponse(status: 204)
+        return answer(
+            after: bury(id, after: version), "deleting session \(id)", undone: false,
+            reply: HTTPResponse(status: 204))
     }
 
     func getSession(_ id: String) throws -> HTTPResponse {

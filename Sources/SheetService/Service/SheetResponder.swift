@@ -82,6 +82,11 @@ package final class SheetResponder: HTTPResponder {
         } catch {
             response = problemResponse(Problem(status: 500, code: "internal", detail: "\(error)"), origin: nil)
         }
+        // A creation, replacement or deletion answered once the store has it: later, the
+        // connection suspended meanwhile.
+        if let wait = slot.storeWait.take() {
+            return answerLater(wait, route: route, origin: origin, request, slot)
+        }
         addCORS(&response.headers, origin: origin)
         let nanoseconds = BootClock.nanoseconds() - request.receivedNanoseconds
         metrics.record(route: route, status: response.status, nanoseconds: nanoseconds)
@@ -127,7 +132,7 @@ package final class SheetResponder: HTTPResponder {
                 switch response.body {
                 case .bytes(let b): b.count
                 case .buffer(let b): b.count
-                case .stream: nil  // a frame stream: its line is written when it opens
+                case .stream, .deferred: nil  // a frame stream: its line is written when it opens
                 }
             // No metadata dictionary is built for the line: the line handler writes the fields
             // straight from the record.

@@ -9,6 +9,11 @@ import Synchronization
 /// its own write, nothing else waits); loads use another connection, so they never queue behind a
 /// batch of writes; a third one watches the store's identity (`StoreWatch`). Keys are
 /// `sheetd:session:<id>` and expire after the idle TTL, as sessions do in memory.
+///
+/// Every write is a fenced script (`RedisScript`: it does nothing once its deadline has passed on
+/// the server's clock): a session's through `writeScript`, which keeps the newest version
+/// (`StoreVersion`) and tells the writer that lost (`StoreChange.outdated`), a creation with
+/// session tokens through `createScript`, the marker through `markScript`.
 final class RedisSessionStore: SessionStore {
     private let endpoint: RedisEndpoint
     private let reader: RedisConnection
@@ -56,17 +61,18 @@ final class RedisSessionStore: SessionStore {
     /// left to answer 503 until it expires); refused with `STALE <stored version>` when it is newer,
     /// or as new with other bytes (the same bytes at the same version are a retry of this very
     /// write, whose answer was lost: written again, which also renews the TTL). Fenced: a write the
-    /// writer gave up on does nothing when a stalled server takes it later.
+    /// writer gave up on does nothing when a stalled server takes it later. Only the record's first
+    /// 40 bytes are read (GETRANGE: the version is there), the whole of it only for a tie.
     static let writeScript = RedisScript(
         versionOf + """
             local given = tonumber(ARGV[2])
-            local stored = redis.call('GET', KEYS[1])
+            local head = redis.call('GETRANGE', KEYS[1], 0, 39)
             local outcome = 1
-            if stored then
-              local version = version_of(stored)
+            if head ~= '' then
+              local version = version_of(head)
               if not version then
                 outcome = 2
-              elseif version > given or (version == given and stored ~= ARGV[1]) then
+              elseif version > given or (version == given and redis.call('GET', KEYS[1]) ~= ARGV[1]) then
                 return redis.error_reply(string.format('STALE %d', version))
               end
             end
@@ -200,6 +206,12 @@ final class RedisSessionStore: SessionStore {
 
     func confirm(_ ticket: RedisWriter.Ticket, timeout: Double) -> RedisWriter.Receipt {
         writer.wait(for: ticket, timeout: timeout)
+    }
+
+    func confirm(
+        _ ticket: RedisWriter.Ticket, timeout: Double, then: @escaping @Sendable (RedisWriter.Receipt) -> Void
+    ) {
+        writer.whenWritten(ticket, timeout: timeout, then: then)
     }
 
     func remove(_ id: String) { writer.delete(keyPrefix + id) }

@@ -25,6 +25,10 @@ package protocol SessionStore: AnyObject, Sendable {
     /// Waits until the store has the tracked write (or refused or dropped it), at most `timeout`
     /// seconds; a write that times out stays queued.
     func confirm(_ ticket: RedisWriter.Ticket, timeout: Double) -> RedisWriter.Receipt
+    /// `confirm` without holding the caller: `then` gets the receipt once, on the store's writer
+    /// thread (or at once on the caller's, when it is known already); it must be quick.
+    func confirm(
+        _ ticket: RedisWriter.Ticket, timeout: Double, then: @escaping @Sendable (RedisWriter.Receipt) -> Void)
     /// Queues the removal of a session.
     func remove(_ id: String)
     /// Has the writer retry at once if it waits to retry (the store is known to answer again).

@@ -184,27 +184,91 @@ extension SheetResponder {
         ArchiveCodec.encode(box, r, version: r.version, serverNow: clock.now, wallNow: Date().timeIntervalSince1970)
     }
 
-    /// Waits for a tracked write, at most the store's deadline: an acknowledged creation,
-    /// replacement or deletion is in the store before its answer leaves, so it survives this
-    /// process (a `kill -9` right after the answer included). Throws 503 `store-unavailable` when
-    /// the store did not confirm it; `what` and `undone` say what became of the change.
+    /// Answers with `reply` once the store has `write` (a creation, replacement or deletion):
+    /// an acknowledged change is in the store before its answer leaves, so it survives this
+    /// process (a `kill -9` right after the answer included). Without a store (or a write) the
+    /// reply is the answer now. Otherwise the answer is deferred (`respond` sees `slot.storeWait`):
+    /// the request's connection is suspended and holds no thread while the store's writer writes
+    /// it, with the tracked writes of other requests in one pipeline; the answer is made when the
+    /// write is confirmed, or is 503 `store-unavailable` when the store did not confirm it within
+    /// its deadline (`what` and `undone` say what became of the change). `succeeded` or `failed`
+    /// runs (on the store's writer thread) as soon as that is known.
     ///
     /// Where the store holds a newer version (another process wrote the session since this one
     /// had it: it took it over, or replaced it), the change is written again above that version,
     /// within the same deadline: it was asked for after that write, and wins over it.
-    func confirm(_ write: StoreWrite?, _ what: String, undone: Bool) throws(Problem) {
-        guard var write, let store else { return }
-        let deadline = ContinuousClock.now + .seconds(configuration.storeDeadline)
-        var receipt = RedisWriter.Receipt.timedOut
-        for attempt in 0..<3 {
-            let (seconds, attoseconds) = ContinuousClock.now.duration(to: deadline).components
-            receipt = store.confirm(write.ticket, timeout: max(0, Double(seconds) + Double(attoseconds) * 1e-18))
-            guard case .stale(let stored) = receipt, attempt < 2 else { break }
-            logger.debug("session store: \(what): the store held version \(stored), newer; writing it again above")
-            write = again(write, above: stored, on: store)
+    func answer(
+        after write: StoreWrite?, _ what: String, undone: Bool, reply: HTTPResponse,
+        succeeded: (@Sendable () -> Void)? = nil, failed: (@Sendable () -> Void)? = nil
+    ) -> HTTPResponse {
+        guard let write, store != nil else {
+            succeeded?()
+            return reply
         }
-        if receipt == .written { return }
-        metrics.storeErrors.increment()
+        TraceSlot.mine.storeWait = StoreWait(
+            write: write, what: what, undone: undone, reply: reply, succeeded: succeeded, failed: failed)
+        return reply
+    }
+
+    /// The deferred answer of a request that waits for its store write (`answer(after:…)`):
+    /// made on the connection's thread once the write is confirmed or given up on, with what
+    /// `respond` gives every answer (CORS, metrics, the request id, the access line), recorded
+    /// at that moment.
+    func answerLater(
+        _ wait: StoreWait, route: Route, origin: String?, _ request: HTTPRequest, _ slot: TraceSlot
+    ) -> HTTPResponse {
+        guard let store else { return wait.reply }
+        let later = DeferredResponse()
+        let trace = slot.saved
+        let head = request.head
+        let received = request.receivedNanoseconds
+        let deadline = ContinuousClock.now + .seconds(configuration.storeDeadline)
+        confirm(wait.write, on: store, what: wait.what, deadline: deadline, attempt: 0) { [self] receipt in
+            if receipt == .written {
+                wait.succeeded?()
+            } else {
+                metrics.storeErrors.increment()
+                wait.failed?()
+            }
+            later.send(making: { [self] in
+                let slot = TraceSlot.mine
+                slot.restore(trace)
+                defer { slot.end() }
+                var response =
+                    receipt == .written
+                    ? wait.reply
+                    : problemResponse(unconfirmed(receipt, wait.what, undone: wait.undone), origin: nil)
+                addCORS(&response.headers, origin: origin)
+                let nanoseconds = BootClock.nanoseconds() - received
+                metrics.record(route: route, status: response.status, nanoseconds: nanoseconds)
+                finish(&response, head, route: route, nanoseconds: nanoseconds, slot)
+                return response
+            })
+        }
+        return HTTPResponse(deferred: later)
+    }
+
+    /// Asks the store for `write`'s receipt, within `deadline`; a stale one is written again above
+    /// the stored version (twice at most) and asked for again. `then` runs once, on the store's
+    /// writer thread (or on this one when the receipt is known at once).
+    private func confirm(
+        _ write: StoreWrite, on store: any SessionStore, what: String, deadline: ContinuousClock.Instant,
+        attempt: Int, _ then: @escaping @Sendable (RedisWriter.Receipt) -> Void
+    ) {
+        let (seconds, attoseconds) = ContinuousClock.now.duration(to: deadline).components
+        let timeout = attempt == 0 ? configuration.storeDeadline : max(0, Double(seconds) + Double(attoseconds) * 1e-18)
+        store.confirm(write.ticket, timeout: timeout) { [self] receipt in
+            guard case .stale(let stored) = receipt, attempt < 2 else { return then(receipt) }
+            // Rare (another instance wrote the session meanwhile): the retries share the deadline.
+            logger.debug("session store: \(what): the store held version \(stored), newer; writing it again above")
+            confirm(
+                again(write, above: stored, on: store), on: store, what: what, deadline: deadline,
+                attempt: attempt + 1, then)
+        }
+    }
+
+    /// The 503 `store-unavailable` of a write the store did not confirm (`receipt`), logged.
+    private func unconfirmed(_ receipt: RedisWriter.Receipt, _ what: String, undone: Bool) -> Problem {
         let why =
             switch receipt {
             case .timedOut: "did not confirm it within \(configuration.storeDeadline) s"
@@ -213,7 +277,7 @@ extension SheetResponder {
             case .failed, .written: "refused it"
             }
         logger.warning("session store: \(what): the store \(why)")
-        throw storeUnavailable(
+        return storeUnavailable(
             undone
                 ? "the session store \(why), so \(what) did not happen; retry shortly"
                 : "the session store \(why): \(what) is done on this instance and queued for the store, but not safe against this instance's failure until the store has it; repeat the request (it is idempotent) to be told when it is"
@@ -302,9 +366,36 @@ extension SheetResponder {
 /// A write a request waits for (`confirm`): its ticket, and what it writes, so that it can be
 /// written again above a newer version: the session (encoded anew under its lock) or, without a
 /// box, its tombstone at `version`.
-struct StoreWrite {
+struct StoreWrite: Sendable {
     let ticket: RedisWriter.Ticket
     let id: String
     let box: SessionBox?
     let version: Int
+}
+
+/// A request's answer that waits for its store write (`SheetResponder.answer(after:…)`), left by
+/// its handler for `respond` in the thread's trace slot. (A class: the slot's look for one on
+/// every request is then one word's.)
+final class StoreWait: Sendable {
+    init(
+        write: StoreWrite, what: String, undone: Bool, reply: HTTPResponse, succeeded: (@Sendable () -> Void)?,
+        failed: (@Sendable () -> Void)?
+    ) {
+        self.write = write
+        self.what = what
+        self.undone = undone
+        self.reply = reply
+        self.succeeded = succeeded
+        self.failed = failed
+    }
+
+    let write: StoreWrite
+    /// What the write does, for the 503's detail and the log ("creating session …").
+    let what: String
+    /// Whether an unconfirmed write undoes the change (a creation nobody knows the id of).
+    let undone: Bool
+    /// The answer once the store has the write.
+    let reply: HTTPResponse
+    let succeeded: (@Sendable () -> Void)?
+    let failed: (@Sendable () -> Void)?
 }
