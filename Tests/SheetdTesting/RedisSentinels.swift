@@ -49,6 +49,7 @@ public final class RedisSentinels {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
+            favour(process)
             sentinels.append(process)
         }
         for port in sentinelPorts {
