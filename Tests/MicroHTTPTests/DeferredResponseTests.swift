@@ -80,7 +80,9 @@ struct DeferredResponseTests {
             let answer = try waiting.readResponse()
             #expect(answer.status == 201)
             #expect(answer.text == "made later")
-            #expect(sent.withLock { $0 })
+            // send returns on its thread once the answer is queued: the client may read the answer
+            // before that thread runs again, so its result is awaited, not read at once.
+            #expect(eventually { sent.withLock { $0 } })
             #expect(!later.send(HTTPResponse(status: 500)))
             // Keep-alive: the next request on the connection is served.
             #expect(try waiting.request("POST", "/echo", body: Array("next".utf8)).text == "next")
