@@ -75,57 +75,69 @@ extension ServiceIntegration.StoreIntegration.StoreVersionTests {
             first.stopListening()
             second.stopListening()
         }
-        func record(_ version: Int, _ mark: String) -> [UInt8] {
-            Array(#"{"v":1,"version":\#(version),"mark":"\#(mark)"}"#.utf8)
+        /// A record; `wall`: with the writer's clocks at the end, as ArchiveCodec writes them.
+        func record(_ version: Int, _ mark: String, wall: Double? = nil) -> [UInt8] {
+            let clocks = wall.map { #","wall":\#($0),"server":\#($0 - 1.7e9)"# } ?? ""
+            return Array(#"{"v":1,"version":\#(version),"mark":"\#(mark)"\#(clocks)}"#.utf8)
         }
         /// What is stored first: a record written through the first store, or bytes set as they are.
         enum Stored {
-            case record(Int, String)
+            case record(Int, String, wall: Double? = nil)
             case raw(String)
         }
         struct Row {
             let first: Stored
-            let second: (version: Int, mark: String)
+            let second: (version: Int, mark: String, wall: Double?)
             let kept: String
             let heard: StoreChange?
         }
         let rows = [
             // Newer: written.
-            Row(first: .record(10, "first"), second: (11, "second"), kept: "second", heard: nil),
+            Row(first: .record(10, "first"), second: (11, "second", nil), kept: "second", heard: nil),
             // Older (it left its instance first and arrived last): refused, told.
             Row(
-                first: .record(11, "first"), second: (10, "second"), kept: "first",
+                first: .record(11, "first"), second: (10, "second", nil), kept: "first",
                 heard: .outdated(id: "s1", version: 10, storedVersion: 11)),
             // As new, another state (two copies that took the same version): the first kept.
             Row(
-                first: .record(10, "first"), second: (10, "second"), kept: "first",
+                first: .record(10, "first"), second: (10, "second", nil), kept: "first",
                 heard: .outdated(id: "s2", version: 10, storedVersion: 10)),
             // As new, the same bytes: this write again (its answer was lost), written.
-            Row(first: .record(10, "second"), second: (10, "second"), kept: "second", heard: nil),
+            Row(first: .record(10, "second"), second: (10, "second", nil), kept: "second", heard: nil),
+            // As new, the same state encoded at another moment (only the trailing clocks differ:
+            // this copy's write-back after an outage beside its writer's write): written.
+            Row(
+                first: .record(10, "second", wall: 1_795_000_000.25), second: (10, "second", 1_795_000_003.5),
+                kept: "second", heard: nil),
+            // As new, another state with other clocks: still another copy's, the first kept.
+            Row(
+                first: .record(10, "first", wall: 1_795_000_000.25), second: (10, "second", 1_795_000_003.5),
+                kept: "first", heard: .outdated(id: "s5", version: 10, storedVersion: 10)),
             // A stored version that cannot be compared: the record is replaced, and that is told.
             Row(
-                first: .raw(#"{"v":1,"version":-3,"mark":"first"}"#), second: (4, "second"), kept: "second",
-                heard: .repaired(id: "s4", version: 4)),
+                first: .raw(#"{"v":1,"version":-3,"mark":"first"}"#), second: (4, "second", nil), kept: "second",
+                heard: .repaired(id: "s6", version: 4)),
             Row(
-                first: .raw(#"{"v":1,"version":1e300,"mark":"first"}"#), second: (4, "second"), kept: "second",
-                heard: .repaired(id: "s5", version: 4)),
-            Row(
-                first: .raw(#"{"v":1,"version":99999999999999999999,"mark":"first"}"#), second: (4, "second"),
-                kept: "second", heard: .repaired(id: "s6", version: 4)),
-            Row(
-                first: .raw("not a record"), second: (4, "second"), kept: "second",
+                first: .raw(#"{"v":1,"version":1e300,"mark":"first"}"#), second: (4, "second", nil), kept: "second",
                 heard: .repaired(id: "s7", version: 4)),
+            Row(
+                first: .raw(#"{"v":1,"version":99999999999999999999,"mark":"first"}"#), second: (4, "second", nil),
+                kept: "second", heard: .repaired(id: "s8", version: 4)),
+            Row(
+                first: .raw("not a record"), second: (4, "second", nil), kept: "second",
+                heard: .repaired(id: "s9", version: 4)),
         ]
         for (n, row) in rows.enumerated() {
             let id = "s\(n)"
             switch row.first {
-            case let .record(version, mark):
-                let ticket = first.saveTracked(id, record(version, mark), version: version)
+            case let .record(version, mark, wall):
+                let ticket = first.saveTracked(id, record(version, mark, wall: wall), version: version)
                 #expect(first.confirm(ticket, timeout: 30) == .written)
             case .raw(let text):
                 try connection(redis).set(Self.key + id, Array(text.utf8), ttlSeconds: 60)
             }
-            second.save(id, record(row.second.version, row.second.mark), version: row.second.version)
+            second.save(
+                id, record(row.second.version, row.second.mark, wall: row.second.wall), version: row.second.version)
             #expect(second.flush(timeout: 30))
             #expect(try stored(id, in: redis)?["mark"] as? String == row.kept, "row \(n)")
             let told = heard.withLock { all in
@@ -138,7 +150,7 @@ extension ServiceIntegration.StoreIntegration.StoreVersionTests {
             }
             #expect(told == (row.heard.map { [$0] } ?? []), "row \(n): \(told)")
         }
-        #expect(second.statistics.stale == 2)
+        #expect(second.statistics.stale == 3)
         #expect(second.statistics.reset == 4)
     }
 

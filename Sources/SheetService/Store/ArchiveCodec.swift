@@ -7,8 +7,8 @@ import Synchronization
 /// its token, the engine's state (`SheetArchive`), its recent animations and the clocks of the
 /// process that wrote it, so a reader on another clock can re-base it.
 ///
-///     {"v":1,"version":7,"config":{…},"token":null,"clock":"server","wall":1795.2e6,"server":61.5,
-///      "origin":60.9,"sheet":{…},"recent":[{…}]}
+///     {"v":1,"version":7,"config":{…},"token":null,"origin":60.9,"sheet":{…},"recent":[{…}],
+///      "wall":1795.2e6,"server":61.5}
 enum ArchiveCodec {
     static let formatVersion = 1
 
@@ -26,8 +26,6 @@ enum ArchiveCodec {
         w.rawMembers(record.profile.configurationMembers)
         w.endObject()
         w.member("token", box.token)
-        w.member("wall", wallNow)
-        w.member("server", serverNow)
         w.member("origin", record.origin)
         w.member("sheet")
         sheet(record.sheet.archive, into: &w)
@@ -40,6 +38,11 @@ enum ArchiveCodec {
             w.member("seq", integer: record.lastSeq)
             if let reply = record.lastReply { w.member("reply", String(decoding: reply, as: UTF8.self)) }
         }
+        // The writer's clocks, last: two encodings of one state at one version differ only here,
+        // and the store's write script compares records without this tail (a tie is then the
+        // same write again, not another copy's).
+        w.member("wall", wallNow)
+        w.member("server", serverNow)
         w.endObject()
         return w.takeBytes()
     }

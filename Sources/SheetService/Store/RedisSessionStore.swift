@@ -59,12 +59,18 @@ final class RedisSessionStore: SessionStore {
     /// its key; ARGV[1] its record, ARGV[2] the record's version, ARGV[3] its TTL in seconds.
     /// Written when the stored version is older (1), or unreadable (2: the record is replaced, not
     /// left to answer 503 until it expires); refused with `STALE <stored version>` when it is newer,
-    /// or as new with other bytes (the same bytes at the same version are a retry of this very
-    /// write, whose answer was lost: written again, which also renews the TTL). Fenced: a write the
-    /// writer gave up on does nothing when a stalled server takes it later. Only the record's first
-    /// 40 bytes are read (GETRANGE: the version is there), the whole of it only for a tie.
+    /// or as new with another state. The same state at the same version is this copy's write again
+    /// (a retry whose answer was lost, or the write-back after an outage beside the writer's own
+    /// write of that version): written, which also renews the TTL. Records are compared without
+    /// their trailing clocks (`"wall":…,"server":…}`, where ArchiveCodec writes them), which are
+    /// the moment of encoding, not the session's state. Fenced: a write the writer gave up on does
+    /// nothing when a stalled server takes it later. Only the record's first 40 bytes are read
+    /// (GETRANGE: the version is there), the whole of it only for a tie.
     static let writeScript = RedisScript(
         versionOf + """
+            local function state_of(record)
+              return (string.gsub(record, ',"wall":[-+.%deE]+,"server":[-+.%deE]+}$', '}', 1))
+            end
             local given = tonumber(ARGV[2])
             local head = redis.call('GETRANGE', KEYS[1], 0, 39)
             local outcome = 1
@@ -72,7 +78,8 @@ final class RedisSessionStore: SessionStore {
               local version = version_of(head)
               if not version then
                 outcome = 2
-              elseif version > given or (version == given and redis.call('GET', KEYS[1]) ~= ARGV[1]) then
+              elseif version > given
+                or (version == given and state_of(redis.call('GET', KEYS[1])) ~= state_of(ARGV[1])) then
                 return redis.error_reply(string.format('STALE %d', version))
               end
             end
