@@ -264,6 +264,15 @@ def main() -> int:
                  and "replica-announce-ip" in script,
                  "redis: each Sentinel can rewrite its file (/conf is writable); servers and Sentinels announce "
                  "DNS names, not pod IPs")
+    # The fence: a write carries the store deadline (SHEETD_STORE_DEADLINE, sheetd's default 1 s), and
+    # a primary stopped past it refuses the write when it wakes. That holds only while no replica can
+    # be promoted first: the Sentinels wait down-after-milliseconds before they call it down.
+    down_after = re.search(r"sentinel down-after-milliseconds \S+ (\d+)", script)
+    deadline_ms = float(env.get("SHEETD_STORE_DEADLINE", "1")) * 1000
+    checks.check(down_after is not None and deadline_ms < int(down_after.group(1)),
+                 f"sheetd: SHEETD_STORE_DEADLINE ({deadline_ms:.0f} ms) is below the Sentinels' "
+                 f"down-after-milliseconds ({down_after.group(1) if down_after else 'not set'}): a write a stopped "
+                 "primary held is past its deadline before a replica can be promoted")
     # The init script itself, parsed by the shell.
     ok = subprocess.run(["sh", "-n"], input=script, text=True).returncode == 0
     checks.check(ok, "redis: configure.sh parses (sh -n)")
