@@ -149,14 +149,19 @@ public struct SheetSession: Sendable {
         case let .step(expand):
             result = step(expand: expand, at: time, reducedMotion: r)
         }
-        var answered = result
-        switch result.action {
-        case .conflict, .invalid: phase = before
-        case .settle: answered.reducedMotion = model.releaseLaw.variant(reducedMotion: r).reducedMotion
-        case .dragged, .unchanged: break
-        }
         // Only a layout event replaces the model, and only once it is accepted (`relayout`).
-        return answered
+        // (A `let` switched on and returned as it is: a `var` result was copied whole to be
+        // switched on, 200 instructions of every `changed`.)
+        switch result.action {
+        case .conflict, .invalid:
+            phase = before
+            return result
+        case .dragged, .unchanged: return result
+        case .settle:
+            var started = result
+            started.reducedMotion = model.releaseLaw.variant(reducedMotion: r).reducedMotion
+            return started
+        }
     }
 
     func conflict(_ c: SheetConflict, at time: Double) -> SheetOutcome {

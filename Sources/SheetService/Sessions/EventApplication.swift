@@ -16,7 +16,10 @@ extension SheetResponder {
     ) throws(Problem) -> (SheetOutcome, SessionProfile) {
         if !cascade { try refuseIfCovered(box, event, at: clientTime) }
         let now = clock.seconds(at: receivedAt)
-        let (outcome, profile) = box.record.withLock { r in
+        box.touch(now)
+        // The outcome goes from the lock to the return whole, refused under the lock: taken apart
+        // after it, it was copied once and destroyed twice (400 instructions of a `changed`).
+        let applied = try box.record.withLock { r throws(Problem) -> (SheetOutcome, SessionProfile) in
             // Server clock: the receive time, never before the session's last event (two
             // requests may take the lock in the other order than they were received).
             let time = box.clock == .client ? clientTime! : max(now, r.sheet.lastTime)
@@ -27,22 +30,19 @@ extension SheetResponder {
             // a load balancer may send the next event to another instance at any time (a drain,
             // a failure, an instance coming back), and that one must find this state.
             switch outcome.action {
-            case .settle, .dragged, .unchanged: save(box, &r)
-            case .conflict, .invalid: break
+            case .settle:
+                save(box, &r)
+                metrics.animationsStarted.increment()
+            case .dragged, .unchanged: save(box, &r)
+            case let .conflict(c): throw Problem(c)
+            case let .invalid(e): throw Problem(e)
             }
             return (outcome, r.profile)
         }
         // Draining: the answer waits until the store has the state, so a client's next request,
         // which may reach another instance, finds it there.
         if store != nil, draining.load(ordering: .relaxed) { _ = store?.flush(timeout: 1) }
-        box.touch(now)
-        switch outcome.action {
-        case let .conflict(c): throw Problem(c)
-        case let .invalid(e): throw Problem(e)
-        case .settle: metrics.animationsStarted.increment()
-        case .dragged, .unchanged: break
-        }
-        return (outcome, profile)
+        return applied
     }
 
     /// Frame streams hear of an outcome under the session's lock, so they see events in order.
