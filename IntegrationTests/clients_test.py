@@ -11,7 +11,8 @@ Run by IntegrationTests/clients-test (which builds what this needs and installs 
 - Numbered events (`seq`) through each generated client: the typed request carries `seq`, the
   same request again is answered with the same bytes and `Sheetd-Replay: true` (typed in the Swift
   client), and a `seq` past the next one is the 409 `sequence-gap` problem, decoded with its
-  `lastSeq` by the typed model (`python_sequence` here; the Swift example's "seq" section).
+  `lastSeq` by the typed model, and the `Sheetd-Seq` header parameter alone numbers a request
+  (`python_sequence` here; the Swift example's "seq" section).
 - Swift: swift-openapi-generator's diagnostics for openapi.yaml must be empty (run directly, and
   in the example's build log), and Clients/swift's example (built by the caller with the build
   plugin) drives a whole session, with the same comparison.
@@ -99,9 +100,11 @@ def python_sequence(base: str) -> None:
     from sheetd_client.api.sessions import create_session, delete_session, pan, show
 
     sent = []  # the bodies the client put on the wire
+    fields = []  # and each request's Sheetd-Seq field (None: not sent)
 
     def keep(request):
         sent.append(json.loads(request.content or b"null"))
+        fields.append(request.headers.get("sheetd-seq"))
 
     client = Client(base_url=base, raise_on_unexpected_status=True, httpx_args={"event_hooks": {"request": [keep]}})
     created = create_session.sync_detailed(client=client, body=m.FacebookConfig(
@@ -129,6 +132,15 @@ def python_sequence(base: str) -> None:
     shown = show.sync_detailed(sid, client=client, body=m.ShowRequest(detent="expanded", seq=2))
     check(shown.status_code == 200 and "Sheetd-Replay" not in shown.headers,
           "python seq: seq 2 (show) follows, applied", f"{shown.status_code} {shown.content[:200]!r}")
+    # The number in the `Sheetd-Seq` header parameter alone (where a proxy reads it).
+    grab = m.PanEvent(phase=m.PanPhase.BEGAN)
+    fielded = pan.sync_detailed(sid, client=client, body=grab, sheetd_seq=3)
+    fielded_again = pan.sync_detailed(sid, client=client, body=grab, sheetd_seq=3)
+    check(fields[-2:] == ["3", "3"] and sent[-1] == {"phase": "began"} and fielded.status_code == 200
+          and "Sheetd-Replay" not in fielded.headers and fielded_again.headers.get("Sheetd-Replay") == "true"
+          and fielded_again.content == fielded.content,
+          "python seq: seq 3 in the Sheetd-Seq header parameter alone is applied, and its retry is the replay",
+          f"{fields[-2:]} {fielded.status_code} {dict(fielded_again.headers)}")
     delete_session.sync_detailed(sid, client=client)
 
 

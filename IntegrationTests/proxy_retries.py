@@ -8,9 +8,10 @@ A retried request that an instance had already applied is applied twice (issue 3
 `began` throws away the drag's velocity samples, a duplicate `changed` adds a sample, a duplicate
 `show` starts another animation. The rule the configs follow: a request is sent to a second
 instance when it is idempotent (GET, PUT, DELETE; a creation, which the proxy turns into a PUT of an
-id it drew), or when it never reached the first one (the connection failed). An event (a POST to a
-session) that reached an instance is never sent to another: its 502 or 503 goes to the client,
-who alone can tell (sheetd's 503 says nothing was done).
+id it drew; an event numbered by its `Sheetd-Seq` field, which sheetd answers once), or when it
+never reached the first one (the connection failed). An unnumbered event (a POST to a session)
+that reached an instance is never sent to another: its 502 or 503 goes to the client, who alone
+can tell (sheetd's 503 says nothing was done).
 
 Each proxy runs its file from deploy/ itself (sheetkit.harness.Proxy) in front of two recording
 upstreams on loopback, which answer as the request's `X-Retry-Test` header tells them: `ok`;
@@ -102,11 +103,12 @@ def upstream(n: int, port: int, recorder: Recorder) -> http.server.ThreadingHTTP
     return server
 
 
-def send(port: int, method: str, path: str, mode: str, body: bytes | None = b"{}") -> tuple[int, str]:
+def send(port: int, method: str, path: str, mode: str, body: bytes | None = b"{}",
+         extra: dict | None = None) -> tuple[int, str]:
     """One request through the proxy on a new connection: (status, test id); status 0 if no answer."""
     test = uuid.uuid4().hex
     conn = http.client.HTTPConnection(HOST, port, timeout=30)
-    headers = {"X-Test-Id": test, "X-Retry-Test": mode}
+    headers = {"X-Test-Id": test, "X-Retry-Test": mode, **(extra or {})}
     if body is not None:
         headers["Content-Type"] = "application/json"
     try:
@@ -141,7 +143,18 @@ ROWS = [
      "a duplicate show would start another animation: never sent twice"),
     ("POST pan event, answered", "POST", "/sessions/s-ok/pan", "ok", 200, 1,
      "an event answered reaches one instance once"),
+    # Numbered events (`Sheetd-Seq`, as sheet-client.js sends them): the instance that gets one again
+    # answers it as the first was and applies nothing twice, so the proxy may send it on.
+    ("POST pan event with Sheetd-Seq, first instance closes without an answer", "POST",
+     "/sessions/s-num/pan?frames=30", "empty-first", 200, 2,
+     "a numbered event is sent on after an empty answer, to the same path and query"),
+    ("POST show with Sheetd-Seq, first instance answers 503", "POST", "/sessions/s-num503/show", "503-first", 200, 2,
+     "a numbered event is sent on after a 503"),
+    ("POST pan event with Sheetd-Seq, answered", "POST", "/sessions/s-numok/pan", "ok", 200, 1,
+     "a numbered event answered reaches one instance once"),
 ]
+# The rows whose request is numbered.
+NUMBERED = {"/sessions/s-num/pan?frames=30", "/sessions/s-num503/show", "/sessions/s-numok/pan"}
 # Behind a proxy whose first choice for some sessions is a port nobody listens on.
 DEAD_SESSIONS = 24
 
@@ -156,10 +169,14 @@ def run_kind(kind: str, out: str, checks: Checklist, recorder: Recorder) -> None
     try:
         proxies.append(Proxy(kind, os.path.join(out, kind), proxy_port, [p1, p2], "max_fails=0").start())
         for name, method, path, mode, want_status, want_seen, rule in ROWS:
-            status, test = send(proxy_port, method, path, mode)
+            numbered = path in NUMBERED
+            status, test = send(proxy_port, method, path, mode, extra={"Sheetd-Seq": "7"} if numbered else None)
             seen = recorder.of(test)
             paths = {(m, p) for _, m, p, _ in seen}
             ok = status == want_status and len(seen) == want_seen
+            if numbered:
+                # Every try is the client's request: its method, path and query, nothing rewritten.
+                ok = ok and paths == {(method, path)}
             if method == "POST" and path == "/sessions":
                 # The same PUT /sessions/{id} each time: one id drawn by the proxy, kept on a retry.
                 ok = ok and len(paths) == 1 and next(iter(paths))[0] == "PUT"

@@ -31,6 +31,8 @@ struct SequenceRow: Sendable, CustomTestStringConvertible {
     var fixture = Fixture.applied
     var route = "pan"
     let body: String
+    /// The request's `Sheetd-Seq` field, when sent.
+    var field: String? = nil
     /// 200, or the problem's status and code.
     let status: Int
     var code: String? = nil
@@ -39,6 +41,8 @@ struct SequenceRow: Sendable, CustomTestStringConvertible {
     /// The problem names the session's last applied `seq`.
     var lastSeq: Int? = nil
     var retryAfter = false
+    /// What the problem's `field` names (a 409 of the event itself names none).
+    var problemField: String? = "seq"
     /// The session's last applied `seq` after the request.
     let after: Int
     /// The card moved (else the session's snapshot is what it was).
@@ -84,7 +88,7 @@ struct SequenceRow: Sendable, CustomTestStringConvertible {
         // A refused event does not take its seq: lastSeq stays 3, so its retry is refused the same way.
         SequenceRow(
             rule: "a refused event leaves its seq free", body: changed(-60, at: 0.5, seq: "4"), status: 409,
-            code: "clock-backwards", after: 3),
+            code: "clock-backwards", problemField: nil, after: 3),
         // Without seq: applied as it comes; the session's last seq stays.
         SequenceRow(
             rule: "no seq: applied, the last seq unchanged", body: changed(-60, at: 1.2, seq: nil), status: 200,
@@ -143,6 +147,39 @@ struct SequenceRow: Sendable, CustomTestStringConvertible {
         SequenceRow(
             rule: "the seq after an answer not kept is applied", fixture: .answerNotKept,
             body: changed(-60, at: 1.2, seq: "4"), status: 200, after: 4, applied: true),
+        // The Sheetd-Seq field numbers a request as `seq` in the body does (a proxy reads it): the
+        // next one is applied, also on a plain body the fast path would otherwise take …
+        SequenceRow(
+            rule: "Sheetd-Seq alone: the next seq is applied", body: changed(-60, at: 1.2, seq: nil), field: "4",
+            status: 200, after: 4, applied: true),
+        // … the last one again is its first answer (a proxy's retry of a request whose answer it lost) …
+        SequenceRow(
+            rule: "Sheetd-Seq alone: the last seq again is its first answer", body: changed(-40, at: 1.1, seq: nil),
+            field: "3", status: 200, replay: true, after: 3),
+        SequenceRow(
+            rule: "Sheetd-Seq alone: a gap is sequence-gap", route: "show", body: #"{"detent": "full", "time": 2}"#,
+            field: "6", status: 409, code: "sequence-gap", lastSeq: 3, after: 3),
+        // … with the body's seq, the same number: one request.
+        SequenceRow(
+            rule: "Sheetd-Seq and seq alike: applied", route: "dismiss", body: #"{"time": 2, "seq": 4}"#, field: "4",
+            status: 200, after: 4, applied: true),
+        // Two numbers that differ: which one the client meant is not known; nothing applied.
+        SequenceRow(
+            rule: "Sheetd-Seq and seq differ: invalid", body: changed(-60, at: 1.2, seq: "4"), field: "5",
+            status: 400, code: "invalid-value", after: 3),
+        // Not 1 to 2^53 in decimal digits: 400 naming the field.
+        SequenceRow(
+            rule: "Sheetd-Seq 0 is invalid", body: changed(-60, at: 1.2, seq: nil), field: "0", status: 400,
+            code: "invalid-value", problemField: "Sheetd-Seq", after: 3),
+        SequenceRow(
+            rule: "Sheetd-Seq with a sign is invalid", body: changed(-60, at: 1.2, seq: nil), field: "+4", status: 400,
+            code: "invalid-value", problemField: "Sheetd-Seq", after: 3),
+        SequenceRow(
+            rule: "Sheetd-Seq past 2^53 is invalid", body: changed(-60, at: 1.2, seq: nil), field: "9007199254740993",
+            status: 400, code: "invalid-value", problemField: "Sheetd-Seq", after: 3),
+        SequenceRow(
+            rule: "Sheetd-Seq of letters is invalid", body: changed(-60, at: 1.2, seq: nil), field: "four", status: 400,
+            code: "invalid-value", problemField: "Sheetd-Seq", after: 3),
     ]
 }
 
@@ -183,14 +220,15 @@ extension ServiceIntegration.SequenceTests {
         let c = try InProcessService()
         let third = try fixture(c, row.fixture)
         let before = try c.get("/sessions/t").text
-        let r = try c.request("POST", "/sessions/t/\(row.route)", json: row.body)
+        let r = try c.request(
+            "POST", "/sessions/t/\(row.route)", headers: row.field.map { [("Sheetd-Seq", $0)] } ?? [], json: row.body)
         if row.status == 200 {
             #expect(r.status == 200, "\(r)")
             #expect(r.headers["Sheetd-Replay"] == (row.replay ? "true" : nil), "\(r)")
             if row.replay { #expect(r.text == third.text) }
         } else {
             let problem = expectProblem(r, status: row.status, code: row.code)
-            if row.code != "clock-backwards" { #expect(problem["field"] as? String == "seq", "\(r.text)") }
+            #expect(problem["field"] as? String == row.problemField, "\(r.text)")
             #expect(num(problem["lastSeq"]) == row.lastSeq.map(Double.init), "\(r.text)")
             #expect((r.headers["Retry-After"] != nil) == row.retryAfter, "\(r)")
         }

@@ -1165,15 +1165,19 @@ export class SheetClient {
     /**
      * One JSON request, and whether its answer was a replay (`Sheetd-Replay: true`: the first
      * answer to a `seq` sent again, nothing applied); throws a SheetError for a problem answer.
+     * `fields`: request header fields to send besides Content-Type (a numbered event's `Sheetd-Seq`).
      * @param {string} method @param {string} path @param {any} [body] @param {AbortSignal} [signal]
+     * @param {Record<string, string>} [fields]
      * @returns {Promise<{body: any, replay: boolean}>}
      */
-    async exchange(method, path, body, signal) {
+    async exchange(method, path, body, signal, fields) {
+        /** @type {Record<string, string>} */
+        const headers = { ...fields };
         /** @type {RequestInit} */
-        const init = { method, signal, headers: {} };
+        const init = { method, signal, headers };
         if (body !== undefined) {
             init.body = JSON.stringify(body);
-            init.headers = { "Content-Type": "application/json" };
+            headers["Content-Type"] = "application/json";
         }
         const delay = this.addedLatency / 2;
         if (delay > 0) await sleep(delay);
@@ -2688,7 +2692,11 @@ export class SheetSession {
     async _numbered(method, target, body, seq) {
         for (let tries = 0; ; tries++) {
             try {
-                const answer = await this.client.exchange(method, target, { ...body, seq });
+                // The number in the body and in `Sheetd-Seq`, where deploy/'s proxies read it: a
+                // numbered event whose instance failed with it is sent on to the next one.
+                const answer = await this.client.exchange(method, target, { ...body, seq }, undefined, {
+                    "Sheetd-Seq": String(seq),
+                });
                 return { ok: true, body: answer.body, replay: answer.replay, tries };
             } catch (e) {
                 const again = answerLost(e) || (e instanceof SheetError && e.status === 409 && e.retryAfter !== null);

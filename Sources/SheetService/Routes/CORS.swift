@@ -13,7 +13,8 @@ extension SheetResponder {
         headers.append(name: "Access-Control-Allow-Origin", value: allowAnyOrigin ? "*" : origin)
         if !allowAnyOrigin { headers.append(name: "Vary", value: "Origin") }
         headers.append(
-            name: "Access-Control-Expose-Headers", value: "Location, Retry-After, Allow, WWW-Authenticate, X-Request-Id"
+            name: "Access-Control-Expose-Headers",
+            value: "Location, Retry-After, Allow, WWW-Authenticate, X-Request-Id, Sheetd-Replay"
         )
     }
 
@@ -32,7 +33,7 @@ extension SheetResponder {
             headers.append(
                 name: "Access-Control-Allow-Headers",
                 value: asked.flatMap { Self.isFieldNameList($0) ? $0 : nil }
-                    ?? "Content-Type, Last-Event-ID, Authorization")
+                    ?? "Content-Type, Last-Event-ID, Authorization, Sheetd-Seq")
             headers.append(name: "Access-Control-Max-Age", value: "600")
         }
         return HTTPResponse(status: 204, headers: headers)

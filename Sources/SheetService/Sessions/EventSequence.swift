@@ -14,7 +14,8 @@ import SheetPhysics
 //   another request of the session    409 with Retry-After (stale-sequence for the same seq, else sequence-gap)
 //     being applied
 //
-// Every refusal names `lastSeq`. A retry whose answer was lost (a proxy's timeout, an instance that
+// The number may come in the request's `Sheetd-Seq` field instead (or as well: then the two agree),
+// where a proxy can see it. Every refusal names `lastSeq`. A retry whose answer was lost (a proxy's timeout, an instance that
 // died after applying it) is thus answered as the first was, from this instance or, through the
 // store, from another; and a gap tells a client that the session is behind what it acknowledged
 // (events are written to the store behind their answers: those answered in the last milliseconds
@@ -38,6 +39,40 @@ extension Decode {
         var rest = JSONObject()
         for (k, member) in o.members.enumerated() where k != i { rest.append(key: member.key, value: member.value) }
         return (Int(x), .object(rest))
+    }
+
+    /// The request field that carries `seq` where a proxy can read it: deploy/'s proxies send a
+    /// numbered event again to another instance when the first one failed with it (the retry is
+    /// answered as the first was), and never an unnumbered one.
+    static let sequenceField = "sheetd-seq"
+
+    /// `takeSequence`, with the request's `Sheetd-Seq` field (`field`, nil when not sent): the
+    /// field alone numbers the request as `seq` in the body does; with both, they must agree.
+    static func takeSequence(_ value: JSONValue?, field: String?) throws(Problem) -> (Int?, JSONValue?) {
+        let (seq, rest) = try takeSequence(value)
+        guard let field else { return (seq, rest) }
+        guard let number = sequence(field) else {
+            throw .invalid(
+                "invalid-value",
+                "the Sheetd-Seq field must be the request's seq: an integer from 1 to 2^53 in decimal digits",
+                field: "Sheetd-Seq")
+        }
+        if let seq, seq != number {
+            throw .invalid(
+                "invalid-value",
+                "seq \(seq) and the Sheetd-Seq field \(number) differ: send the one number in both, or in the field alone",
+                field: "seq")
+        }
+        return (number, rest)
+    }
+
+    /// A `Sheetd-Seq` value: 1 to 16 decimal digits (no sign, no spaces), from 1 to 2^53.
+    private static func sequence(_ text: String) -> Int? {
+        let digits = text.utf8
+        guard (1...16).contains(digits.count), digits.allSatisfy({ (0x30...0x39).contains($0) }),
+            let n = Int(text), n >= 1, n <= 1 << 53  // (in integers: 2^53 + 1 rounds to 2^53 as a Double)
+        else { return nil }
+        return n
     }
 }
 

@@ -538,6 +538,15 @@ if let id = sessionID(numbered) {
     try await roundTrip("seq: sequence-gap problem", problem, operation: "pan")
     let shown = try await client.show(path: .init(id: id), body: .json(.init(seq: 2, detent: "expanded"))).ok
     await report.check(shown.headers.sheetdReplay == nil, "seq: seq 2 (show) follows, applied", "\(shown.headers)")
+    // The number in the typed `Sheetd-Seq` header parameter alone (where a proxy reads it): applied,
+    // and the same request again is the replay.
+    let grab = Components.RequestBodies.PanEventBody.JsonPayload.PanEvent(.init(phase: .began))
+    let fielded = try await client.pan(path: .init(id: id), headers: .init(sheetdSeq: 3), body: .json(grab)).ok
+    let fieldedAgain = try await client.pan(path: .init(id: id), headers: .init(sheetdSeq: 3), body: .json(grab)).ok
+    await report.check(
+        fielded.headers.sheetdReplay == nil && fieldedAgain.headers.sheetdReplay == ._true,
+        "seq: seq 3 in the Sheetd-Seq header parameter alone is applied, and its retry is the replay (typed)",
+        "\(fielded.headers) \(fieldedAgain.headers)")
     _ = try await client.deleteSession(path: .init(id: id)).noContent
 }
 
