@@ -66,6 +66,29 @@ struct RequestParsingTests {
         #expect(HTTPRequestHead(method: "GET", target: "/plain").query == nil)
     }
 
+    /// `otherFields`: the fields a search of `headers` could find besides the ones the head keeps
+    /// apart (and Host and Transfer-Encoding, which the framing rules count); 0 lets a responder
+    /// skip the search.
+    @Test(
+        arguments: [
+            // Only fields kept apart or counted: nothing else to search for.
+            ([("Host", "a"), ("Content-Length", "2"), ("Content-Type", "application/json")], 0),
+            (
+                [
+                    ("Origin", "http://a"), ("X-Request-Id", "r"), ("traceparent", "t"),
+                    ("Transfer-Encoding", "chunked"),
+                ], 0
+            ),
+            // Any other name counts, whatever its case, once per field.
+            ([("Host", "a"), ("Sheetd-Seq", "4")], 1),
+            ([("accept", "*/*"), ("User-Agent", "x"), ("Accept", "text/html")], 3),
+        ] as [([(String, String)], Int)])
+    func otherFieldsAreCounted(fields: [(String, String)], expected: Int) {
+        var headers = HTTPHeaders()
+        for (name, value) in fields { headers.append(name: name, value: value) }
+        #expect(HTTPRequestHead(method: "POST", target: "/", headers: headers).otherFields == expected)
+    }
+
     @Test func headersAreOrderedAndCaseInsensitive() {
         var headers: HTTPHeaders = ["Content-Type": "application/json", "X-A": "1"]
         headers.append(name: "x-a", value: "2")

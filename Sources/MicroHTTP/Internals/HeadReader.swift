@@ -102,6 +102,7 @@ struct HeadReader {
             // Any other name is checked against the rules until the first bad one (past it the
             // rules are decided, but the fields a refusal's answer uses, the request id, are
             // still read above).
+            head.otherFields += 1
             if badName == nil { _ = conformsToRules(name) }
         }
     }

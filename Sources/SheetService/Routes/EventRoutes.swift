@@ -23,8 +23,10 @@ extension SheetResponder {
 
     func pan(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
         let held = table.get(id)
-        let numbered = request.headers[Decode.sequenceField]
-        if let held, numbered == nil,
+        // (Whether the field is there is all the fast path needs, and a head of none but the
+        // usual fields has not got it: no search.)
+        let numbered = request.head.otherFields > 0 && request.headers.contains(Decode.sequenceField)
+        if let held, !numbered,
             let direct = Decode.panDirect(request.body, preset: held.preset, clock: held.clock)
         {
             // The common case, a session held here and a plain body (no `seq`, in the body or the
@@ -39,7 +41,8 @@ extension SheetResponder {
         }
         // The general way, in the order that gives the same error for a bad body as always
         // (invalid JSON before a missing session).
-        let (seq, json) = try Decode.takeSequence(Decode.json(request.body), field: numbered)
+        let (seq, json) = try Decode.takeSequence(
+            Decode.json(request.body), field: numbered ? request.headers[Decode.sequenceField] : nil)
         var box = try held ?? session(id)
         // As on show and dismiss: the body's JSON, the session, the query, then the fields.
         let fps = try Self.framesQuery(request)
