@@ -18,7 +18,8 @@ docs/HTTP.md) that the built-in check cannot know; anything outside those rules 
 
 - `positive_data_acceptance` expects every schema-valid request to be accepted. Some of docs/HTTP.md's 400s
   depend on things no request schema can express: the session's state (its preset's detents, its
-  clock) or a relation between fields (geometry, option ranges measured against the geometry).
+  clock) or a relation between fields (geometry, option ranges measured against the geometry, the
+  body's `seq` against the `Sheetd-Seq` field).
   `positive_data_acceptance_semantic` runs the built-in check and lets a 400 pass only when its
   problem `code` and `field` are one of those documented rules (SEMANTIC_400 below).
 """
@@ -124,6 +125,12 @@ def _semantic_400(case: Any, response: Any) -> bool:
     # Options of another preset in a layout event are unknown options for the session's preset.
     if code == "unknown-option":
         return True
+    # "`seq` in the body and the `Sheetd-Seq` field, when both are sent, are equal" relates a header
+    # parameter to a body member. Only a request that sent two different numbers qualifies.
+    if code == "invalid-value" and field == "seq":
+        headers = {k.lower(): str(v) for k, v in (case.headers or {}).items()}
+        body = case.body if isinstance(case.body, dict) else {}
+        return "sheetd-seq" in headers and "seq" in body and headers["sheetd-seq"] != str(body["seq"])
     return False
 
 
