@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import random
 import re
@@ -450,22 +451,26 @@ def probe_event_stall() -> None:
                     refused[st] = refused.get(st, 0) + 1
                     if c:
                         c.close()
-            stop = threading.Event()
-            attack_times: list[tuple[int, float]] = []
+            stop = multiprocessing.Event()
+            attack_times = multiprocessing.Queue()
 
             def attacker() -> None:
                 # show and dismiss in turn on each of its sessions, each a new 60 s animation for
-                # every stream of it, until the measurement ends (at most 2,000 events).
+                # every stream of it, until the measurement ends (at most 2,000 events). In a
+                # process of its own: as a thread of this one it took the interpreter from the
+                # measuring loop, whose sub-millisecond answers then read 3× idle with no stream open.
+                times = []
                 for k in range(2000):
                     sid = ts[k % len(ts)]
                     verb = "show" if (k // len(ts)) % 2 == 0 else "dismiss"
-                    attack_times.append(timed(s.port, "POST", f"/sessions/{sid}/{verb}", body={}, timeout=60,
-                                              source=sources[k % len(ts) % len(sources)]))
+                    times.append(timed(s.port, "POST", f"/sessions/{sid}/{verb}", body={}, timeout=60,
+                                       source=sources[k % len(ts) % len(sources)]))
                     if stop.is_set():
                         break
                     time.sleep(0.01)
+                attack_times.put(times)
 
-            th = threading.Thread(target=attacker, daemon=True)
+            th = multiprocessing.get_context("fork").Process(target=attacker, daemon=True)
             th.start()
             under: list[tuple[int, float]] = []
             rss_peak = rss0
@@ -476,7 +481,8 @@ def probe_event_stall() -> None:
                 rss_peak = max(rss_peak, rss_kib(s.pid))
                 time.sleep(0.05)
             stop.set()
-            th.join(70)
+            attack_times = attack_times.get(timeout=70)
+            th.join(10)
             rss_peak = max(rss_peak, rss_kib(s.pid))
             for c in socks:
                 c.close()

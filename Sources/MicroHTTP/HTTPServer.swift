@@ -51,6 +51,13 @@ public final class HTTPServer: Sendable {
         /// How long `stop()` lets ended streams flush their last bytes and terminator before the
         /// connections are closed.
         public var streamDrainTimeout: Duration
+        /// The kernel's send buffer of a connection that carries a stream (`SO_SNDBUF`, in bytes;
+        /// Linux keeps twice this), set when the stream is queued; nil leaves the kernel's own,
+        /// which grows to `tcp_wmem`'s maximum (4 MiB by default). A client that opens streams and
+        /// never reads them holds what the buffer takes in kernel memory: 400 such streams held
+        /// 1.5 GiB at the default, past the kernel's TCP memory pressure mark, and every other
+        /// connection of the machine slowed with it (docs/RELIABILITY.md).
+        public var streamSendBuffer: Int?
 
         /// A configuration; every parameter has a production default.
         public init(
@@ -64,7 +71,8 @@ public final class HTTPServer: Sendable {
             maxBodyBytes: Int = 16 * 1024,
             chunkedBodies: Bool = true,
             requestDeadline: Duration = .seconds(10),
-            streamDrainTimeout: Duration = .milliseconds(500)
+            streamDrainTimeout: Duration = .milliseconds(500),
+            streamSendBuffer: Int? = 64 * 1024
         ) {
             self.host = host
             self.port = port
@@ -77,6 +85,7 @@ public final class HTTPServer: Sendable {
             self.chunkedBodies = chunkedBodies
             self.requestDeadline = requestDeadline
             self.streamDrainTimeout = streamDrainTimeout
+            self.streamSendBuffer = streamSendBuffer
         }
 
         /// `connectionTimeout` in whole seconds, rounded up (a fraction of a second still limits).
@@ -101,6 +110,9 @@ public final class HTTPServer: Sendable {
             try check(maxBodyBytes >= 0, "maxBodyBytes must not be negative")
             try check(requestDeadline >= .zero, "requestDeadline must not be negative")
             try check(streamDrainTimeout >= .zero, "streamDrainTimeout must not be negative")
+            try check(
+                streamSendBuffer.map { (4096...(1 << 30)).contains($0) } ?? true,
+                "streamSendBuffer must be 4096 bytes to 1 GiB")
         }
     }
 

@@ -37,7 +37,11 @@ final class ServerCore: Sendable {
         self.requestDeadline = configuration.requestDeadline > .zero ? configuration.requestDeadline : nil
         self.requestDeadlineNanoseconds = requestDeadline.map(BootClock.nanoseconds(of:))
         self.headWatch = requestDeadline.map { _ in HeadWatch() }
+        self.streamSendBuffer = configuration.streamSendBuffer
     }
+
+    /// A stream connection's kernel send buffer in bytes (`HTTPServer.Configuration`); nil: the kernel's.
+    let streamSendBuffer: Int?
 
     /// Requests still arriving, watched for their deadline (nil: no request deadline).
     let headWatch: HeadWatch?

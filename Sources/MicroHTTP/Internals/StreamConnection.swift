@@ -140,6 +140,7 @@ func queueStream(
     core: ServerCore
 ) -> QueueOutcome {
     guard stream.bind(to: connection) else { return .refused("the response stream already serves another request") }
+    if let bytes = core.streamSendBuffer { limitSendBuffer(of: connection, to: bytes) }
     core.register(stream)
     let binding = Unmanaged.passRetained(StreamBinding(stream: stream, core: core))
     let reader: MHD_ContentReaderCallback = { cls, _, buffer, capacity in
@@ -164,4 +165,14 @@ func queueStream(
         return .failed
     }
     return queueCreatedResponse(response, status: status, headers: headers, closing: closing, on: connection)
+}
+
+/// Sets the kernel's send buffer of `connection`'s socket to `bytes` (`SO_SNDBUF`, which also ends
+/// the kernel's growing of it): what a stream can have written ahead of its reader. A socket
+/// libmicrohttpd cannot name, or a refusal, leaves the kernel's own (nothing to undo).
+private func limitSendBuffer(of connection: OpaquePointer, to bytes: Int) {
+    let socket = cmhd_connection_fd(connection)
+    guard socket >= 0 else { return }
+    var value = Int32(clamping: bytes)
+    _ = setsockopt(socket, SOL_SOCKET, SO_SNDBUF, &value, socklen_t(MemoryLayout<Int32>.size))
 }
