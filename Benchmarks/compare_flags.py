@@ -23,6 +23,7 @@ scheduler shares two cores between it and the load generator.
 import argparse
 import os
 import re
+import resource
 import shlex
 import statistics
 import subprocess
@@ -73,11 +74,16 @@ def run(binary, flags, scenario, seconds, scratch, pin=False):
                     "--preset", "facebook", "--detent", "normal"] + (["--then", then] if then else [])
         subprocess.run(populate, check=True, stdout=subprocess.DEVNULL)
         before = cpu_ticks(server.pid)
+        redis_before = cpu_ticks(redis.pid) if redis is not None else 0
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
         out = subprocess.run(
             (["taskset", "-c"] + client_cpus if client_cpus else []) + ["wrk", "-t1", "-c64", f"-d{seconds}s", "--latency", "-s", lua, f"http://127.0.0.1:{port}"],
             check=True, capture_output=True, text=True,
             env=dict(os.environ, SESSIONS=str(SESSIONS), MODE="mix")).stdout
         after = cpu_ticks(server.pid)
+        redis_after = cpu_ticks(redis.pid) if redis is not None else 0
+        children_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        wrk_seconds = (children_after.ru_utime - children.ru_utime) + (children_after.ru_stime - children.ru_stime)
     finally:
         server.stop()
         if redis is not None:
@@ -89,6 +95,7 @@ def run(binary, flags, scenario, seconds, scratch, pin=False):
     bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     ticks = os.sysconf("SC_CLK_TCK")
     return {"rps": requests / seconds, "p99": p99, "cpu_us": (after - before) * 1e6 / ticks / requests,
+            "redis_us": (redis_after - redis_before) * 1e6 / ticks / requests, "wrk_us": wrk_seconds * 1e6 / requests,
             "bad": int(bad.group(1)) if bad else 0, "log_bytes": log_bytes}
 
 
@@ -129,14 +136,26 @@ def main():
           f"load average after: {load} (`Benchmarks/compare-flags --scenario {args.scenario} --rounds {args.rounds} "
           f"--seconds {args.seconds}{' --pin' if args.pin else ''} " + " ".join(shlex.quote(v) for v in args.variants) + "`)")
     print()
-    print(f"| flags | req/s (median) | ÷ `{base or 'no flags'}` per round | median ratio | p99 ms (median) | CPU µs/req |")
-    print("|---|---:|---|---:|---:|---:|")
+    # Every process the requests cost (the server, a fresh Redis, wrk), per request: on a machine
+    # whose cores they share, the throughput of a variant can be at most the base's times the
+    # inverse ratio of these (`CPU-bound ceiling`).
+    def all_us(x):
+        return x["cpu_us"] + x["redis_us"] + x["wrk_us"]
+
+    base_all = statistics.median(all_us(x) for x in runs[base])
+    print(f"| flags | req/s (median) | ÷ `{base or 'no flags'}` per round | median ratio | p99 ms (median) | CPU µs/req "
+          "| Redis µs/req | wrk µs/req | all µs/req | CPU-bound ceiling |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
     for v in args.variants:
         ratios = [a["rps"] / b["rps"] for a, b in zip(runs[v], runs[base])]
         print(f"| `{v or 'no flags'}` | {statistics.median(x['rps'] for x in runs[v]):,.0f} "
               f"| {' '.join(f'{x:.2f}' for x in ratios)} | **{statistics.median(ratios):.2f}** "
               f"| {statistics.median(x['p99'] for x in runs[v]):.2f} "
-              f"| {statistics.median(x['cpu_us'] for x in runs[v]):.2f} |")
+              f"| {statistics.median(x['cpu_us'] for x in runs[v]):.2f} "
+              f"| {statistics.median(x['redis_us'] for x in runs[v]):.2f} "
+              f"| {statistics.median(x['wrk_us'] for x in runs[v]):.2f} "
+              f"| {statistics.median(all_us(x) for x in runs[v]):.2f} "
+              f"| {base_all / statistics.median(all_us(x) for x in runs[v]):.2f} |")
     bad = sum(x["bad"] for v in runs for x in runs[v])
     if bad:
         sys.exit(f"compare-flags: {bad} non-2xx answers: the runs are not comparable")

@@ -744,6 +744,11 @@ def run_parts(parts, browsers):
                 part.error = part.error or "no browser left to run it (above)"
                 part.done.set()
         yield part
+    # Every browser quits before the test ends: one still starting when the last part is done finds
+    # no part and quits its driver; as a daemon thread killed at exit it left its chromedriver
+    # running, adopted by init (one after each of the last runs).
+    for t in threads:
+        t.join(120)
 
 
 def main():

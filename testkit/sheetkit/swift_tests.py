@@ -24,6 +24,7 @@ no test or exited non-zero with no failed test). Environment variables given to 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -66,6 +67,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scratch-path", default=".build", help="SwiftPM's scratch path holding debug/")
     parser.add_argument("--logs", default=".build/test", help="the folder of the groups' logs")
     parser.add_argument("--without", metavar="REGEX", help="skip the tests whose ids this matches, in every group")
+    parser.add_argument("--summary", metavar="FILE",
+                        help="also write the counts as JSON: {\"passed\", \"failed\", \"groups\": {name: "
+                             "{\"tests\", \"failed\", \"exit\", \"seconds\", \"log\"}}} (what a caller reads, "
+                             "not the closing line)")
     args = parser.parse_args(argv)
 
     binary = os.path.join(ROOT, args.scratch_path, "debug", "sheetdPackageTests.xctest")
@@ -108,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
                 ended[group] = time.monotonic() - started
         time.sleep(0.1)
     passed = failed = ran = 0
+    groups: dict[str, dict] = {}
     for group, proc, path, log, started in running:
         rc = proc.returncode
         seconds = ended[group]
@@ -119,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         ran += total
         passed += total - len(failing)
         failed += len(failing)
+        groups[group] = {"tests": total, "failed": len(failing), "exit": rc, "seconds": round(seconds, 1), "log": path}
         print(f"{args.name}: {group}: {total} tests, {len(failing)} failed, exit {rc}, {seconds:.0f} s; log {path}")
         for line in failing:
             print(f"  {line}")
@@ -134,6 +141,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.name}: {len(left_out)} tests left out (--without): {', '.join(left_out)}")
     print(f"{args.name}: {len(running)} processes in {time.monotonic() - began:.0f} s")
     print(f"{args.name}: {passed} passed, {failed} failed")
+    if args.summary:
+        with open(args.summary, "w") as f:
+            json.dump({"passed": passed, "failed": failed, "groups": groups}, f, indent=1)
     return 0 if failed == 0 else 1
 
 
