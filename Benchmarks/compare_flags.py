@@ -7,9 +7,11 @@ Each VARIANT is a string of extra flags ("" for none; "--access-log", "--threads
 a fresh server on 127.0.0.1 port 0 (its log, access lines included, goes to a file, as a
 container's would go to a pipe), 10,000 sessions made by Benchmarks/bench-memory.py, then
 `wrk -t1 -c64 -dS --latency` with the bench's Lua script; requests/s, p99, and the server's CPU
-per request (utime + stime from /proc/PID/stat). The variants rotate which runs first each round.
-Prints per variant the median req/s, p99 and CPU, and the median of the per-round ratios to the
-first variant, as markdown. Non-2xx answers fail the comparison.
+per request (utime + stime from /proc/PID/stat), and a fresh Redis's and wrk's (its rusage). The
+variants rotate which runs first each round. Prints per variant the median req/s, p99 and CPU, the
+median of the per-round ratios to the first variant, and the CPU-bound ceiling (the first
+variant's CPU of all three per request over this one's: the most its ratio can be when they share
+the cores), as markdown. Non-2xx answers fail the comparison.
 
 `put` is PUT replacements round-robin over the sessions (each waits for its store write when there
 is a store). A variant's `--store fresh` is a fresh redis-server of its own for each run (no
