@@ -514,3 +514,71 @@ extension CheckValues {
             "a recession of nothing: the parent stays as it is"),
     ]
 }
+
+/// A row of "Reduced motion per request": fluid with the default detents on the client clock,
+/// resting at tip (728), the session's own `reducedMotion`, and one request at t = 5 (a release
+/// or a cancel: `began` at 5, the event at 5.1) with its own `reducedMotion` (nil: it says none);
+/// the motion it starts.
+public struct MotionCheck: Sendable, CustomStringConvertible {
+    /// What the request does.
+    public enum Request: Sendable {
+        case show(detent: String)
+        case dismiss
+        case step(expand: Bool)
+        /// `began`, then `ended` with this velocity (pt/s).
+        case release(velocity: Double)
+        /// `began`, then `cancelled`.
+        case cancel
+    }
+
+    /// The session's own setting.
+    public let session: Bool
+    public let request: Request
+    /// The request's own `reducedMotion`.
+    public let asked: Bool?
+    /// `snap.reducedMotion`: the setting the motion followed.
+    public let applied: Bool
+    /// The motion's target detent and constant (points), its curve's name and its duration (seconds).
+    public let detent: String
+    public let constant: Double
+    public let curve: String
+    public let duration: Double
+    public let rule: String
+
+    public var description: String { rule }
+}
+
+extension CheckValues {
+    /// Fluid's default detents on the default geometry: full 18, half 398.5, tip 728, hidden 797.
+    public static let motions: [MotionCheck] = [
+        MotionCheck(
+            session: false, request: .show(detent: "full"), asked: true, applied: true, detent: "full", constant: 18,
+            curve: "linear", duration: 0, rule: "a show that asks for reduced motion jumps on a session with motion"),
+        MotionCheck(
+            session: false, request: .show(detent: "full"), asked: nil, applied: false, detent: "full", constant: 18,
+            curve: "spring", duration: 0.662, rule: "a request that says nothing takes the session's motion"),
+        MotionCheck(
+            session: true, request: .show(detent: "full"), asked: false, applied: false, detent: "full", constant: 18,
+            curve: "spring", duration: 0.662,
+            rule: "reducedMotion false animates one show on a session under reduced motion"),
+        MotionCheck(
+            session: true, request: .show(detent: "full"), asked: nil, applied: true, detent: "full", constant: 18,
+            curve: "linear", duration: 0, rule: "the session's reduced motion otherwise"),
+        MotionCheck(
+            session: false, request: .dismiss, asked: true, applied: true, detent: "hidden", constant: 797,
+            curve: "linear", duration: 0, rule: "a dismiss jumps"),
+        MotionCheck(
+            session: false, request: .step(expand: true), asked: true, applied: true, detent: "half", constant: 398.5,
+            curve: "linear", duration: 0, rule: "a step jumps"),
+        MotionCheck(
+            session: true, request: .step(expand: true), asked: false, applied: false, detent: "half", constant: 398.5,
+            curve: "spring", duration: 0.608, rule: "a step animates on a reduced session"),
+        MotionCheck(
+            session: false, request: .release(velocity: -3000), asked: true, applied: true, detent: "half",
+            constant: 398.5, curve: "linear", duration: 0,
+            rule: "an ended jumps to where the release law sends it"),
+        MotionCheck(
+            session: true, request: .cancel, asked: false, applied: false, detent: "tip", constant: 728,
+            curve: "spring", duration: 0, rule: "a cancelled animates back on a reduced session, already there"),
+    ]
+}

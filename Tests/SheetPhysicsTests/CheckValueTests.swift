@@ -207,3 +207,35 @@ func stackedTransform(_ row: StackCheck) throws {
     let t = model.recede.transform(at: at)
     #expect([t.scale, t.lift, t.cornerRadius, t.alpha] == row.transform, "\(row.rule)")
 }
+
+/// "Reduced motion per request" on the engine: the request's own setting (the parameter of
+/// `handle`, or the pan event's) decides the motion it starts, and the session's setting stays.
+@Test(arguments: CheckValues.motions)
+func requestMotion(_ row: MotionCheck) throws {
+    var layout = Layout.standard
+    layout.reducedMotion = row.session
+    var s = try SheetSession(model: SheetModel(preset: .fluid, layout: layout, options: []), initialDetent: "tip")
+    let out: SheetOutcome
+    switch row.request {
+    case .show(let detent): out = s.handle(.show(detent: detent), at: 5, reducedMotion: row.asked)
+    case .dismiss: out = s.handle(.dismiss, at: 5, reducedMotion: row.asked)
+    case .step(let expand): out = s.handle(.step(expand: expand), at: 5, reducedMotion: row.asked)
+    case .release(let velocity):
+        _ = s.handle(.pan(PanEvent(phase: .began)), at: 5)
+        out = s.handle(.pan(PanEvent(phase: .ended, velocity: velocity, reducedMotion: row.asked)), at: 5.1)
+    case .cancel:
+        _ = s.handle(.pan(PanEvent(phase: .began)), at: 5)
+        out = s.handle(.pan(PanEvent(phase: .cancelled, reducedMotion: row.asked)), at: 5.1)
+    }
+    let a = try #require(out.animation, "\(row.rule): a motion started")
+    #expect(out.reducedMotion == row.applied, "\(row.rule)")
+    #expect(a.detent.name == row.detent && a.to == row.constant, "\(row.rule): to \(a.detent.name) \(a.to)")
+    #expect(a.curve.name == row.curve, "\(row.rule): \(a.curve.name)")
+    #expect(close(a.duration, row.duration, 5e-4), "\(row.rule): \(a.duration)")
+    if row.applied {
+        // A jump: every frame at the target.
+        #expect(a.frames(fps: 60).allSatisfy { $0.constant == row.constant }, "\(row.rule)")
+    }
+    // The session's own setting, and so its release law, stay.
+    #expect(s.model.releaseLaw.reducedMotion == row.session, "\(row.rule)")
+}

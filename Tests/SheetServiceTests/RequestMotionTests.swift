@@ -1,4 +1,5 @@
 import Foundation
+import PhysicsCheckValues
 import SheetdTesting
 import Testing
 
@@ -12,79 +13,46 @@ extension ServiceIntegration {
     @Suite struct RequestMotionTests {}
 }
 
-/// One request on a fluid session resting at tip, and the motion it must answer.
-struct RequestMotionRow: Sendable, CustomTestStringConvertible {
-    /// The session's own setting.
-    let session: Bool
-    let route: String
-    /// The body, before `time`.
-    let body: String
-    /// `snap.reducedMotion` in the answer.
-    let applied: Bool
-    /// The answer's `animation.curve`, its target and duration (seconds).
-    let curve: String
-    let detent: String
-    let duration: Double
-    let rule: String
-
-    var testDescription: String { rule }
+extension MotionCheck {
+    /// The route and JSON body the row's request goes as (`time` 5; a release or cancel as a
+    /// batch: `began` at 5, the event at 5.1, with the request's own `reducedMotion`).
+    var http: (route: String, body: String) {
+        let asked = self.asked.map { #", "reducedMotion": \#($0)"# } ?? ""
+        switch request {
+        case .show(let detent): return ("show", #"{"detent": "\#(detent)"\#(asked), "time": 5}"#)
+        case .dismiss: return ("dismiss", #"{"time": 5\#(asked)}"#)
+        case .step(let expand):
+            return ("step", #"{"direction": "\#(expand ? "expand" : "collapse")"\#(asked), "time": 5}"#)
+        case .release(let velocity):
+            return (
+                "pan",
+                #"{"events": [{"phase": "began", "time": 5}, {"phase": "ended", "velocity": \#(velocity)\#(asked), "time": 5.1}]}"#
+            )
+        case .cancel:
+            return (
+                "pan", #"{"events": [{"phase": "began", "time": 5}, {"phase": "cancelled"\#(asked), "time": 5.1}]}"#
+            )
+        }
+    }
 }
 
 extension ServiceIntegration.RequestMotionTests {
-    static let rows: [RequestMotionRow] = [
-        RequestMotionRow(
-            session: false, route: "show", body: #""detent": "full", "reducedMotion": true"#, applied: true,
-            curve: "linear", detent: "full", duration: 0,
-            rule: "a show that asks for reduced motion jumps on a session with motion"),
-        RequestMotionRow(
-            session: false, route: "show", body: #""detent": "full""#, applied: false, curve: "spring", detent: "full",
-            duration: 0.662,
-            rule: "a request that says nothing takes the session's motion"),
-        RequestMotionRow(
-            session: true, route: "show", body: #""detent": "full", "reducedMotion": false"#, applied: false,
-            curve: "spring", detent: "full", duration: 0.662,
-            rule: "reducedMotion false animates one show on a session under reduced motion"),
-        RequestMotionRow(
-            session: true, route: "show", body: #""detent": "full""#, applied: true, curve: "linear", detent: "full",
-            duration: 0,
-            rule: "the session's reduced motion otherwise"),
-        RequestMotionRow(
-            session: false, route: "dismiss", body: #""reducedMotion": true"#, applied: true, curve: "linear",
-            detent: "hidden", duration: 0,
-            rule: "a dismiss jumps"),
-        RequestMotionRow(
-            session: false, route: "step", body: #""direction": "expand", "reducedMotion": true"#, applied: true,
-            curve: "linear", detent: "half", duration: 0, rule: "a step jumps"),
-        RequestMotionRow(
-            session: true, route: "step", body: #""direction": "expand", "reducedMotion": false"#, applied: false,
-            curve: "spring", detent: "half", duration: 0.608, rule: "a step animates on a reduced session"),
-        RequestMotionRow(
-            session: false, route: "pan",
-            body:
-                #""events": [{"phase": "began", "time": 5}, {"phase": "ended", "velocity": -3000, "reducedMotion": true"#,
-            applied: true, curve: "linear", detent: "half", duration: 0,
-            rule: "an ended in a batch jumps to where the release law sends it"),
-        RequestMotionRow(
-            session: true, route: "pan",
-            body: #""events": [{"phase": "began", "time": 5}, {"phase": "cancelled", "reducedMotion": false"#,
-            applied: false, curve: "spring", detent: "tip", duration: 0,
-            rule: "a cancelled animates back on a reduced session"),
-    ]
-
-    @Test(arguments: rows)
-    func answersWhatItApplied(_ row: RequestMotionRow) throws {
+    /// The check values of docs/PHYSICS.md (PhysicsCheckValues, the rows the engine's own test
+    /// runs), over HTTP: what the answer says it applied, and the session's setting unchanged.
+    @Test(arguments: CheckValues.motions)
+    func answersWhatItApplied(_ row: MotionCheck) throws {
         let c = try InProcessService()
         _ = try c.put(
             "m", #"{"preset": "fluid", "reducedMotion": \#(row.session), "initialDetent": "tip", "clock": "client"}"#)
-        // A batch's last event carries the time; other bodies end with it.
-        let body = row.route == "pan" ? "{\(row.body), \"time\": 5.1}]}" : "{\(row.body), \"time\": 5}"
-        let r = try c.request("POST", "/sessions/m/\(row.route)?frames=60", json: body)
+        let (route, body) = row.http
+        let r = try c.request("POST", "/sessions/m/\(route)?frames=60", json: body)
         #expect(r.status == 200, "\(row.rule): \(r.text)")
         let snap = r.json?["snap"] as? [String: Any]
         #expect(snap?["reducedMotion"] as? Bool == row.applied, "\(row.rule): \(r.text)")
         let animation = r.json?["animation"] as? [String: Any]
         #expect(animation?["curve"] as? String == row.curve, "\(row.rule): \(r.text)")
         #expect(animation?["detent"] as? String == row.detent, "\(row.rule): \(r.text)")
+        #expect(animation?["to"] as? Double == row.constant, "\(row.rule): \(r.text)")
         #expect(animation?["duration"] as? Double == row.duration, "\(row.rule): \(r.text)")
         if row.applied {
             // No intermediate frame: every frame at the target.
