@@ -269,9 +269,12 @@ extension ServiceIntegration.SequenceTests {
 }
 
 extension ServiceIntegration.StoreIntegration.StoreTests {
-    /// The answer to a `seq` travels with the session: the retry that reaches another instance (the
-    /// first one died after applying it) is answered from the store, not applied again.
-    @Test func retryOnAnotherInstanceIsAnsweredFromTheStore() throws {
+    /// Two instances on one redis-server, A and B, with a connection each, and a fluid session
+    /// `id` on the client clock created on A at half, its drag begun there with seq 1; `body` runs
+    /// with them (A, its connection, B, its connection), and both stop after it.
+    private func onTwoInstances(
+        session id: String, _ body: (SheetServer, HTTPConnection, SheetServer, HTTPConnection) throws -> Void
+    ) throws {
         try ProcessResource.redisSubscriberThreads.exclusively {
             let redis = try RedisServer()
             let a = try SheetServiceTests.startServer { $0.store = redis.url() }
@@ -282,8 +285,16 @@ extension ServiceIntegration.StoreIntegration.StoreTests {
             }
             let ca = try HTTPConnection(port: a.port)
             let cb = try HTTPConnection(port: b.port)
-            #expect(try ca.put("s", #"{"preset": "fluid", "initialDetent": "half", "clock": "client"}"#).status == 201)
-            #expect(try ca.pan("s", #"{"phase": "began", "time": 1, "seq": 1}"#).status == 200)
+            #expect(try ca.put(id, #"{"preset": "fluid", "initialDetent": "half", "clock": "client"}"#).status == 201)
+            #expect(try ca.pan(id, #"{"phase": "began", "time": 1, "seq": 1}"#).status == 200)
+            try body(a, ca, b, cb)
+        }
+    }
+
+    /// The answer to a `seq` travels with the session: the retry that reaches another instance (the
+    /// first one died after applying it) is answered from the store, not applied again.
+    @Test func retryOnAnotherInstanceIsAnsweredFromTheStore() throws {
+        try onTwoInstances(session: "s") { a, ca, b, cb in
             let first = try ca.pan("s", #"{"phase": "ended", "velocity": 1200, "time": 1.1, "seq": 2}"#)
             #expect(a.responder.store?.flush(timeout: 30) == true)
             let retried = try cb.pan("s", #"{"phase": "ended", "velocity": 1200, "time": 1.1, "seq": 2}"#)
@@ -298,19 +309,8 @@ extension ServiceIntegration.StoreIntegration.StoreTests {
     /// seq, 2; the client sends seq 3 and 4 again, which are applied (not replayed) with the same
     /// answers as the first time, and carries on.
     @Test func sessionBehindTheClientAnswersTheGap() throws {
-        try ProcessResource.redisSubscriberThreads.exclusively {
-            let redis = try RedisServer()
-            let a = try SheetServiceTests.startServer { $0.store = redis.url() }
-            let b = try SheetServiceTests.startServer { $0.store = redis.url() }
-            defer {
-                a.stop()
-                b.stop()
-            }
-            let ca = try HTTPConnection(port: a.port)
-            let cb = try HTTPConnection(port: b.port)
+        try onTwoInstances(session: "g") { a, ca, b, cb in
             let store = try #require(a.responder.store)
-            #expect(try ca.put("g", #"{"preset": "fluid", "initialDetent": "half", "clock": "client"}"#).status == 201)
-            #expect(try ca.pan("g", #"{"phase": "began", "time": 1, "seq": 1}"#).status == 200)
             #expect(try ca.pan("g", #"{"phase": "changed", "translation": -30, "time": 1.05, "seq": 2}"#).status == 200)
             #expect(store.flush(timeout: 30))
             let kept = try #require(try store.load("g"))
@@ -343,18 +343,7 @@ extension ServiceIntegration.StoreIntegration.StoreTests {
     /// stored version, where the next `seq` is applied, a retry is answered as the first time,
     /// and the copy is replaced, so the `seq` after it follows.
     @Test func staleCopyChecksTheSeqOnTheStoredVersion() throws {
-        try ProcessResource.redisSubscriberThreads.exclusively {
-            let redis = try RedisServer()
-            let a = try SheetServiceTests.startServer { $0.store = redis.url() }
-            let b = try SheetServiceTests.startServer { $0.store = redis.url() }
-            defer {
-                a.stop()
-                b.stop()
-            }
-            let ca = try HTTPConnection(port: a.port)
-            let cb = try HTTPConnection(port: b.port)
-            #expect(try ca.put("st", #"{"preset": "fluid", "initialDetent": "half", "clock": "client"}"#).status == 201)
-            #expect(try ca.pan("st", #"{"phase": "began", "time": 1, "seq": 1}"#).status == 200)
+        try onTwoInstances(session: "st") { a, ca, b, cb in
             #expect(
                 try ca.pan("st", #"{"phase": "changed", "translation": -30, "time": 1.05, "seq": 2}"#).status == 200)
             #expect(a.responder.store?.flush(timeout: 30) == true)
