@@ -795,6 +795,15 @@ def stacks_page(driver, cdp):
         ok = got == expected and child["recession"]["constant"] == child["constant"] and err is not None and err <= 1e-3
         return ok, f"child drawn at {child['constant']}: law {expected}, page drew {got}; parent {parent['css']['transform']} origin {parent['css']['origin']} (css off by {err})"
 
+    def stack_drawn(child_name, root_name, law_snap=None):
+        """A stack as drawn now: the child and root cards, the child's snapshot from sheetd (or
+        `law_snap`, kept from before), and whether the root is drawn by the child's law (with the
+        details)."""
+        child, root = card(child_name), card(root_name)
+        csnap = law_snap or server(child["session"])
+        ok, detail = drawn_by_law(child, root, csnap)
+        return child, root, csnap, ok, detail
+
     def press_and_move(name, along):
         """Mouse down 20 px inside the card's leading edge and `along` px toward closing in 8 moves at
         120 Hz (CDP events with explicit timestamps); the button stays down. Returns the position
@@ -843,9 +852,7 @@ def stacks_page(driver, cdp):
               f"message at {rsnap['detent']} {rsnap['constant']}: {page_law}; page {back['transform']} origin {back['origin']} corners {back['radius']} (css off by {err})")
         driver.find_element(By.ID, "open-details").click()
         idle("bottom")
-        child, root = card("details"), card("message")
-        csnap = server(child["session"])
-        ok, detail = drawn_by_law(child, root, csnap)
+        child, root, csnap, ok, detail = stack_drawn("details", "message")
         check("stacks page: the details open from the message's button; the message recedes by their law",
               ok and csnap["parent"] == root["session"] and csnap["final"] == csnap["detents"]["full"] and child["constant"] == csnap["final"]
               and csnap["parentTransform"] == recede_law(csnap["recedeLaw"], csnap["dragLaw"]["progress"], csnap["constant"]), detail)
@@ -860,9 +867,7 @@ def stacks_page(driver, cdp):
                   ok and child["constant"] == csnap["detents"]["full"] + child["translation"] and root["constant"] == rsnap["constant"], detail)
         release(x, y, last)
         idle("bottom")
-        child, root = card("details"), card("message")
-        csnap = server(child["session"])
-        ok, detail = drawn_by_law(child, root, csnap)
+        child, root, csnap, ok, detail = stack_drawn("details", "message")
         check("stacks page: released, the details rest at tip, the message drawn by the law there",
               ok and csnap["detent"] == "tip" and child["constant"] == csnap["final"] == csnap["detents"]["tip"], detail)
 
@@ -886,8 +891,7 @@ def stacks_page(driver, cdp):
         driver.execute_script("stacksDemo.cards.details.grabber.focus()")
         ActionChains(driver).send_keys(Keys.ARROW_UP).perform()
         said = wait_for(lambda: js("return stacksDemo.idle('bottom') && stacksDemo.announced().length > 0 ? stacksDemo.announced() : null"), 30) or []
-        child, root = card("details"), card("message")
-        ok, detail = drawn_by_law(child, root, csnap)
+        child, root, csnap, ok, detail = stack_drawn("details", "message", csnap)
         check("stacks page: ArrowUp on the details' handle steps them to half (announced), the message drawn by the law there",
               ok and said[-1:] == ["the details: Expanded to half, 2 of 3"] and child["constant"] == csnap["detents"]["half"], f"said {said}; {detail}")
 
@@ -917,9 +921,7 @@ def stacks_page(driver, cdp):
     if reset("side"):
         driver.find_element(By.ID, "open-filters").click()
         idle("side")
-        child, root = card("filters"), card("drawer")
-        csnap = server(child["session"])
-        ok, detail = drawn_by_law(child, root, csnap)
+        child, root, csnap, ok, detail = stack_drawn("filters", "drawer")
         check("stacks page: side stack: the filters open from the drawer's button; the drawer recedes along x by their law",
               ok and csnap["dragLaw"]["axis"] == "x" and child["constant"] == csnap["final"] == csnap["detents"]["half"], detail)
         x, y, last = press_and_move("filters", 150)
@@ -931,9 +933,7 @@ def stacks_page(driver, cdp):
                   ok and child["constant"] == csnap["detents"]["half"] + child["translation"], detail)
         release(x, y, last)
         idle("side")
-        child, root = card("filters"), card("drawer")
-        csnap = server(child["session"])
-        ok, detail = drawn_by_law(child, root, csnap)
+        child, root, csnap, ok, detail = stack_drawn("filters", "drawer")
         check("stacks page: side stack: released, the filters rest at tip, the drawer drawn by the law there",
               ok and csnap["detent"] == "tip" and child["constant"] == csnap["final"], detail)
 
