@@ -668,14 +668,24 @@ def checkout_stack(driver):
     name = "checkout.html"
     if not check(f"{name}: the page loads, both sheets' sessions created", open_page(driver, f"{API}examples/{name}")):
         return
-    driver.execute_script("document.querySelector('#checkout .pay').focus()")
+    # The checkout presents itself as the page loads: the button is pressed once it is at rest,
+    # and once the focus is seen on it (a key sent before that went nowhere once, on a loaded
+    # machine: the card details never opened).
+    wait_for(lambda: (lambda r: r if r and r["state"] == "resting" else None)(at_rest(driver, "#checkout")), 30)
+    focused = wait_for(lambda: driver.execute_script(
+        "const b = document.querySelector('#checkout .pay'); b.focus(); return document.activeElement === b"), 10)
     ActionChains(driver).send_keys(Keys.ENTER).perform()
     opened = wait_for(lambda: (lambda r: r if r and r["state"] == "resting" else None)(at_rest(driver, "#pay-sheet")), 30)
+    # Where it stood if it did not open (the failure's detail: what the page saw).
+    unopened = "" if opened else (
+        f"; the button focused: {focused}; card details {state(driver, '#pay-sheet')}; focus now on "
+        + str(driver.execute_script("return document.activeElement && document.activeElement.outerHTML.slice(0, 120)")))
     d = driver.execute_script(DRAWN_PARENT, "checkout", "pay-sheet")
     t, constant = sheetd_parent_transform(d)
     check(f"{name}: the card details sheet stacks on the checkout, which recedes by its law (bit for bit sheetd's parentTransform)",
           bool(opened) and d["nested"] and d["childParent"] == d["parentId"] and t and t["scale"] < 1 and drawn_matches(d, t, constant),
-          f"card details at {opened and opened['detent']}; checkout drawn {d['transform']}, shade {d['shade']}; sheetd {t}")
+          f"card details at {opened and opened['detent']}; checkout drawn {d['transform']}, shade {d['shade']}; sheetd {t}"
+          + unopened)
     report = Axe().run(driver)
     found = [f"{v['id']} ({len(v['nodes'])}: {v['nodes'][0]['target']})" for v in report["violations"]]
     check(f"{name}: axe-core 4.4: 0 violations with the card details open", not found, "; ".join(found) or "none")
