@@ -31,6 +31,7 @@ import argparse
 import json
 import multiprocessing
 import os
+import queue
 import random
 import re
 import selectors
@@ -452,7 +453,7 @@ def probe_event_stall() -> None:
                     if c:
                         c.close()
             stop = multiprocessing.Event()
-            attack_times = multiprocessing.Queue()
+            attack_results = multiprocessing.Queue()  # the attacker's (status, seconds), once, at its end
 
             def attacker() -> None:
                 # show and dismiss in turn on each of its sessions, each a new 60 s animation for
@@ -468,7 +469,7 @@ def probe_event_stall() -> None:
                     if stop.is_set():
                         break
                     time.sleep(0.01)
-                attack_times.put(times)
+                attack_results.put(times)
 
             th = multiprocessing.get_context("fork").Process(target=attacker, daemon=True)
             th.start()
@@ -481,7 +482,10 @@ def probe_event_stall() -> None:
                 rss_peak = max(rss_peak, rss_kib(s.pid))
                 time.sleep(0.05)
             stop.set()
-            attack_times = attack_times.get(timeout=70)
+            try:
+                attack_times = attack_results.get(timeout=70)
+            except queue.Empty:  # the attacker died: its events are not known (the verdict counts none)
+                attack_times = []
             th.join(10)
             rss_peak = max(rss_peak, rss_kib(s.pid))
             for c in socks:

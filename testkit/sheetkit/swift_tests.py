@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     logs = os.path.join(ROOT, args.logs)
     os.makedirs(logs, exist_ok=True)
     ids = listed(binary)
-    left_out = [i for i in ids if args.without and re.search(args.without, i)]
+    left_out = {i for i in ids if args.without and re.search(args.without, i)}
     expected = len(ids) - len(left_out)
 
     began = time.monotonic()
@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.name}: the groups ran {ran} tests where the product lists {expected}: "
               "a test in no group, or in two (sheetkit/swift_tests.py GROUPS)")
     if left_out:
-        print(f"{args.name}: {len(left_out)} tests left out (--without): {', '.join(left_out)}")
+        print(f"{args.name}: {len(left_out)} tests left out (--without): {', '.join(sorted(left_out))}")
     print(f"{args.name}: {len(running)} processes in {time.monotonic() - began:.0f} s")
     print(f"{args.name}: {passed} passed, {failed} failed")
     if args.summary:

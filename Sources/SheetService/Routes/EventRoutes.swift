@@ -23,10 +23,7 @@ extension SheetResponder {
 
     func pan(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
         let held = table.get(id)
-        // (Whether the field is there is all the fast path needs, and a head of none but the
-        // usual fields has not got it: no search.)
-        let numbered = request.head.otherFields > 0 && request.headers.contains(Decode.sequenceField)
-        if let held, !numbered,
+        if let held, !Decode.hasSequenceField(request),
             let direct = Decode.panDirect(request.body, preset: held.preset, clock: held.clock)
         {
             // The common case, a session held here and a plain body (no `seq`, in the body or the
@@ -41,8 +38,7 @@ extension SheetResponder {
         }
         // The general way, in the order that gives the same error for a bad body as always
         // (invalid JSON before a missing session).
-        let (seq, json) = try Decode.takeSequence(
-            Decode.json(request.body), field: numbered ? request.headers[Decode.sequenceField] : nil)
+        let (seq, json) = try Decode.takeSequence(of: request)
         var box = try held ?? session(id)
         // As on show and dismiss: the body's JSON, the session, the query, then the fields.
         let fps = try Self.framesQuery(request)
@@ -132,8 +128,7 @@ extension SheetResponder {
     /// `POST /sessions/{id}/dismiss`; with `{"cascade": true}` the open sheets stacked on it are
     /// dismissed with it, at the same instant, top-most first, and the answer names them.
     func dismiss(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
-        let (seq, json) = try Decode.takeSequence(
-            Decode.json(request.body), field: request.headers[Decode.sequenceField])
+        let (seq, json) = try Decode.takeSequence(of: request)
         let box = try currentSession(id)
         let fps = try Self.framesQuery(request)
         let (time, cascade, reduced) = try Decode.dismiss(json, clock: box.clock)
@@ -160,8 +155,7 @@ extension SheetResponder {
         _ id: String, _ request: HTTPRequest,
         decode: (JSONValue?, SessionClock) throws(Problem) -> (SheetEvent, Double?, reducedMotion: Bool?)
     ) throws -> HTTPResponse {
-        let (seq, json) = try Decode.takeSequence(
-            Decode.json(request.body), field: request.headers[Decode.sequenceField])
+        let (seq, json) = try Decode.takeSequence(of: request)
         let box = try currentSession(id)
         let fps = try Self.framesQuery(request)
         let (event, time, reduced) = try decode(json, box.clock)
