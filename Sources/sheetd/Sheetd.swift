@@ -73,6 +73,12 @@ struct Serve: ParsableCommand {
 
     @Option(
         help:
+            "Instant-pace frames all frame streams together are made at most, per second; beyond it a stream waits its turn (SHEETD_INSTANT_FRAME_RATE)."
+    )
+    var instantFrameRate: Int = env("SHEETD_INSTANT_FRAME_RATE").flatMap(Int.init) ?? defaults.instantFrameRate
+
+    @Option(
+        help:
             "Addresses of the proxies in front, comma-separated, whose X-Forwarded-For names the client for the stream limits (SHEETD_TRUSTED_PROXY)."
     )
     var trustedProxy = env("SHEETD_TRUSTED_PROXY") ?? defaults.trustedProxies.joined(separator: ",")
@@ -160,6 +166,10 @@ struct Serve: ParsableCommand {
         guard maxStreamsPerSession >= 1, maxStreamsPerClient >= 1 else {
             throw ValidationError("--max-streams-per-session and --max-streams-per-client must be at least 1")
         }
+        guard (1...100_000_000).contains(instantFrameRate) else {
+            throw ValidationError(
+                "--instant-frame-rate must be 1 to 100000000 frames a second, not \(instantFrameRate)")
+        }
         guard store == "memory" || store.hasPrefix("redis://") || store.hasPrefix("redis+sentinel://") else {
             throw ValidationError(
                 "--store must be memory, redis://host:port[/db] or redis+sentinel://host:port,…/name[/db], not \(store)"
@@ -204,6 +214,7 @@ struct Serve: ParsableCommand {
         config.drainGrace = drainGrace
         config.maxStreamsPerSession = maxStreamsPerSession
         config.maxStreamsPerClient = maxStreamsPerClient
+        config.instantFrameRate = instantFrameRate
         config.trustedProxies = trustedProxy.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }
         config.store = store == "memory" ? nil : store

@@ -29,7 +29,7 @@ extension ServiceIntegration.HostileInputTests {
         let http = HTTPStream(bufferLimit: 1 << 30)
         let stream = FrameStream(
             http: http, fps: 240, pace: .instant, once: false, profile: SessionProfile(model: model, clock: .server),
-            sessionID: "s", metrics: ServiceMetrics())
+            sessionID: "s", metrics: ServiceMetrics(), budget: InstantFrameBudget(framesPerSecond: 1 << 30, block: 16))
         let pacer = FramePacer(clock: Stopwatch(), keepAliveInterval: 15)
         defer { pacer.stop() }
         stream.begin(animation, origin: 0, interrupted: nil, now: 0, pacer: pacer)
@@ -39,7 +39,7 @@ extension ServiceIntegration.HostileInputTests {
         var sizes: [Int] = []
         for _ in 0..<5 {
             let before = http.bufferedByteCount
-            stream.refill(now: 0)
+            stream.refill(now: 0, pacer: pacer)
             sizes.append(http.bufferedByteCount - before)
         }
         // The rule: each refill writes about one block (the last frame may cross it), no more.

@@ -27,6 +27,8 @@ package final class SheetResponder: HTTPResponder {
 
     let draining = Atomic<Bool>(false)
     let pacer: FramePacer
+    /// Instant-pace frames a second over all streams (`--instant-frame-rate`).
+    let instantBudget: InstantFrameBudget
     let streamLimits: StreamLimits
     let profiles = ProfileCache()
     let documents: Documents
@@ -56,6 +58,8 @@ package final class SheetResponder: HTTPResponder {
                 deadline: configuration.storeDeadline, backlogBytes: configuration.storeBacklogBytes, logger: logger)
         }
         self.pacer = FramePacer(clock: clock, keepAliveInterval: configuration.keepAliveInterval)
+        self.instantBudget = InstantFrameBudget(
+            framesPerSecond: configuration.instantFrameRate, block: FrameStream.refillFrames)
         self.streamLimits = StreamLimits(configuration: configuration)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 
-/// The one thread that sends realtime frames and keep-alives when their time comes: a min-heap
+/// The one thread that sends realtime frames, keep-alives and instant streams' booked blocks
+/// (`InstantFrameBudget`) when their time comes: a min-heap
 /// of due times, and a condition variable it sleeps on until the earliest. A stream with nothing
 /// due costs nothing; a slow reader only fills its own bounded buffer.
 final class FramePacer: @unchecked Sendable {
@@ -14,7 +15,8 @@ final class FramePacer: @unchecked Sendable {
     let keepAliveInterval: Double
 
     enum Kind: Sendable {
-        case frame, keepAlive
+        /// A realtime frame, a keep-alive comment, an instant stream's block booked with the budget.
+        case frame, keepAlive, refill
     }
 
     struct Entry {
@@ -81,6 +83,8 @@ final class FramePacer: @unchecked Sendable {
                     entry.stream.tick(generation: entry.generation, due: entry.due, now: clock.now, pacer: self)
                 case .keepAlive:
                     entry.stream.keepAlive(now: clock.now, interval: keepAliveInterval, pacer: self)
+                case .refill:
+                    entry.stream.refill(now: clock.now, pacer: self, booked: true)
                 }
             }
             due.removeAll(keepingCapacity: true)

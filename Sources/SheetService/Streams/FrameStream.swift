@@ -16,6 +16,8 @@ final class FrameStream: Sendable {
     /// The session's id, named in the snapshots of `settled`, `interrupted` and `snapshot` events.
     let sessionID: String
     private let metrics: ServiceMetrics
+    /// Instant pace: the server's allowance of frames, shared by every instant stream.
+    private let budget: InstantFrameBudget
     private let state = Mutex(State())
 
     struct State {
@@ -36,6 +38,11 @@ final class FrameStream: Sendable {
         var queued: [(animation: Animation, origin: Double, after: Int?)] = []
         /// Instant pace: a `close` that came while frames were still to be sent, sent after them.
         var closing: (reason: String, retry: Int?)?
+        /// Instant pace: frames this stream may still make before it asks the budget again.
+        var credit = 0
+        /// Instant pace: a block is booked with the budget, and the pacer refills the stream at its
+        /// time (until then the connection's reader finds nothing and parks it).
+        var booked = false
         /// The reconnection delay (ms) still to be sent: it travels in the block of the next event,
         /// never in a block of its own (which some clients hand to the application as an empty
         /// event). 1000 until the first event; `close` may set another.
@@ -44,8 +51,9 @@ final class FrameStream: Sendable {
 
     init(
         http: HTTPStream, fps: Int, pace: StreamPace, once: Bool, profile: SessionProfile, sessionID: String,
-        metrics: ServiceMetrics
+        metrics: ServiceMetrics, budget: InstantFrameBudget
     ) {
+        self.budget = budget
         self.http = http
         self.sessionID = sessionID
         self.fps = fps
@@ -195,6 +203,9 @@ final class FrameStream: Sendable {
     /// taken everything written): about 20 frames (≈ 200 bytes each) per call.
     static let refillBytes = 4 * 1024
 
+    /// Instant pace: frames taken from the budget at a time (about a block of ≈ 200-byte frames).
+    static let refillFrames = 16
+
     /// Instant pace: makes `a` the animation being sent, from the frame after `after` (only its
     /// `settled` when the client has every frame).
     private func start(_ a: Animation, origin: Double, after: Int?, now: Double, _ s: inout State) {
@@ -212,25 +223,45 @@ final class FrameStream: Sendable {
         s.next = after.map { $0 + 1 } ?? 0
     }
 
-    /// Instant pace: the connection's reader found nothing left to send; writes the next block of
-    /// frames (and `settled`s), starting the next waiting animation when one ends.
-    func refill(now: Double) {
+    /// Instant pace: the connection's reader found nothing left to send (or, with `booked`, the
+    /// pacer came at the time the budget gave); writes the next block of frames (and `settled`s),
+    /// starting the next waiting animation when one ends. Frames come out of the server's budget a
+    /// block at a time; when it is spent, the block is booked and this returns without writing (the
+    /// reader parks the connection, and the pacer's call at the booked time wakes it).
+    func refill(now: Double, pacer: FramePacer, booked: Bool = false) {
         guard pace == .instant else { return }
-        state.withLock { s in
+        let due: Double? = state.withLock { s in
+            if booked {
+                s.booked = false
+            } else if s.booked {
+                return nil  // its block is booked: the pacer writes it
+            }
             let target = http.bufferedByteCount + Self.refillBytes
             while !s.done && http.bufferedByteCount < target {
                 if s.animation == nil {
                     guard !s.queued.isEmpty else {
                         if let (reason, retry) = s.closing { sendClosed(reason: reason, retry: retry, now: now, &s) }
-                        return
+                        return nil
                     }
                     let (a, origin, after) = s.queued.removeFirst()
                     start(a, origin: origin, after: after, now: now, &s)
                     continue
                 }
+                if s.credit == 0 {
+                    s.credit = Self.refillFrames
+                    let time = budget.take(Self.refillFrames, now: now)
+                    if time > now {
+                        metrics.instantFramesBooked.increment()
+                        s.booked = true
+                        return time
+                    }
+                }
+                s.credit -= 1
                 sendNext(&s, now: now)
             }
+            return nil
         }
+        if let due { pacer.schedule(.refill, self, at: due, generation: 0) }
     }
 
     /// The index of the frame due `elapsed` seconds into an animation, at most `last` and at least

@@ -64,12 +64,14 @@ extension SheetResponder {
         let http = HTTPStream(bufferLimit: configuration.streamBufferBytes)
         let stream = FrameStream(
             http: http, fps: fps, pace: pace, once: once, profile: box.record.withLock { $0.profile },
-            sessionID: box.id, metrics: metrics)
+            sessionID: box.id, metrics: metrics, budget: instantBudget)
         let now = clock.now
         if pace == .instant {
-            // Frames are made as the client reads them, on its connection's thread.
+            // Frames are made as the client reads them, on its connection's thread, within the
+            // server's instant frame budget (beyond it, on the pacer's, at the time it books).
             let clock = self.clock
-            http.onDrained { stream.refill(now: clock.now) }
+            let pacer = self.pacer
+            http.onDrained { stream.refill(now: clock.now, pacer: pacer) }
         }
         let client = streamLimits.client(of: request.head)
         let opened: Result<Bool, Problem> = box.record.withLock { r in
