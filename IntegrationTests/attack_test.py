@@ -432,7 +432,8 @@ def probe_event_stall() -> None:
     for shape, per_session, per_client, read in (("one session", n, n, False), ("spread", 8, 32, False),
                                                  ("spread, read", 8, 32, True)):
         with Fixture("event-stall-" + shape.replace(" ", "-").replace(",", "")) as fx:
-            s = fx.sheetd(["--log-level", "warning"])
+            # The budget named, so that the frame verdict's bound is the server's own.
+            s = fx.sheetd(["--log-level", "warning", "--instant-frame-rate", str(ARGS.instant_frame_rate)])
             sources = [ATTACKER] if per_client >= n else [f"127.0.2.{k + 1}" for k in range(-(-n // per_client))]
             ts = [as_json(http(s.port, "POST", "/sessions", body={"preset": "transition", "options": {"duration": 60}},
                                source=sources[k % len(sources)])[2])["id"] for k in range(-(-n // per_session))]
@@ -1238,7 +1239,8 @@ def main() -> int:
     p.add_argument("--long-event-floor-ms", type=float, default=0,
                    help="the same, --long: none, the issue's 2× the idle p99 (its baseline is paced as the "
                         "measurement is; before that, back-to-back idle answers made 8 unread streams read 3-4×)")
-    p.add_argument("--instant-frame-rate", type=int, default=60_000, help="probe 2: sheetd's default instant frame budget")
+    p.add_argument("--instant-frame-rate", type=int, default=60_000,
+                   help="probe 2: sheetd's --instant-frame-rate (its default), given to it and bounding the frames made")
     p.add_argument("--stream-rss-kib", type=float, default=256, help="probe 2: RSS per instant stream (its 256 KiB buffer)")
     p.add_argument("--session-bytes", type=int, default=int(os.environ.get("ATTACK_SESSION_BYTES", 16384)),
                    help="probe 9: RSS per session at most (default 16 KiB: the lead sets the documented bound)")

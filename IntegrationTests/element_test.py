@@ -114,6 +114,12 @@ def at_rest(driver, selector=None):
     return s if s and not s["moving"] and s["inFlight"] == 0 and s["state"] in ("resting", "hidden") else None
 
 
+def resting(driver, selector=None, detent=None):
+    """The sheet's state if it is at rest at a detent (not hidden; at `detent` when given), else None."""
+    s = at_rest(driver, selector)
+    return s if s and s["state"] == "resting" and detent in (None, s["detent"]) else None
+
+
 def open_page(driver, url):
     driver.get_log("browser")
     driver.get(url)
@@ -131,7 +137,7 @@ def visible_detents(s):
 def move_to(driver, detent, selector=None):
     """show(detent) and wait for the card to rest there."""
     driver.execute_script(VIEW + "v.show(arguments[1])", selector, detent)
-    return wait_for(lambda: (lambda s: s if s and s["detent"] == detent and s["state"] == "resting" else None)(at_rest(driver, selector)), 30)
+    return wait_for(lambda: resting(driver, selector, detent), 30)
 
 
 def console_errors(driver):
@@ -183,7 +189,7 @@ def keyboard(driver, name):
         keys(Keys.ENTER)  # the page's own button opens the sheet
     else:
         driver.execute_script(VIEW + "v.show()")
-    opened = wait_for(lambda: (lambda r: r if r and r["state"] == "resting" else None)(at_rest(driver)), 30)
+    opened = wait_for(lambda: resting(driver), 30)
     focus_in = driver.execute_script(VIEW + "return v.shadowRoot.activeElement === v.shadowRoot.querySelector('.handle')")
     check(f"{name}: keyboard: the sheet opens with focus on its handle", bool(opened) and focus_in,
           f"opened at {opened and opened['detent']}, from {opener}")
@@ -539,7 +545,7 @@ def stacked_sheets(driver, cdp, rtt, proxy):
     from selenium.webdriver.common.keys import Keys
     label = f"stacked sheets +{rtt} ms"
     keys = lambda *k: ActionChains(driver).send_keys(*k).perform()  # noqa: E731
-    rest_at = lambda sel, detent: wait_for(lambda: (lambda r: r if r and r["detent"] == detent and r["state"] == "resting" else None)(at_rest(driver, sel)), 30)  # noqa: E731
+    rest_at = lambda sel, detent: wait_for(lambda: resting(driver, sel, detent), 30)  # noqa: E731
     hidden = lambda sel: wait_for(lambda: (lambda r: r if r and r["state"] == "hidden" and r["closed"] else None)(at_rest(driver, sel)), 30)  # noqa: E731
     server, url = serve_html(STACK_PAGE.format(api=proxy.url))
     try:
@@ -671,11 +677,11 @@ def checkout_stack(driver):
     # The checkout presents itself as the page loads: the button is pressed once it is at rest,
     # and once the focus is seen on it (a key sent before that went nowhere once, on a loaded
     # machine: the card details never opened).
-    wait_for(lambda: (lambda r: r if r and r["state"] == "resting" else None)(at_rest(driver, "#checkout")), 30)
+    wait_for(lambda: resting(driver, "#checkout"), 30)
     focused = wait_for(lambda: driver.execute_script(
         "const b = document.querySelector('#checkout .pay'); b.focus(); return document.activeElement === b"), 10)
     ActionChains(driver).send_keys(Keys.ENTER).perform()
-    opened = wait_for(lambda: (lambda r: r if r and r["state"] == "resting" else None)(at_rest(driver, "#pay-sheet")), 30)
+    opened = wait_for(lambda: resting(driver, "#pay-sheet"), 30)
     # Where it stood if it did not open (the failure's detail: what the page saw).
     unopened = "" if opened else (
         f"; the button focused: {focused}; card details {state(driver, '#pay-sheet')}; focus now on "

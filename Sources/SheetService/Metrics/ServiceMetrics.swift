@@ -49,7 +49,7 @@ final class ServiceMetrics: Sendable {
     /// Realtime frames passed over because the pacer fell more than a frame behind (a starved CPU).
     let framesSkipped: CoreMetrics.Counter
     /// Instant-pace blocks booked for later because the server's instant frame budget was spent.
-    let instantFramesBooked: CoreMetrics.Counter
+    let instantBlocksBooked: CoreMetrics.Counter
     /// How late the pacer handed realtime frames to their streams, against their due time (time
     /// in the stream's buffer and libmicrohttpd's send queue comes on top).
     let frameLateness: CoreMetrics.Timer
@@ -86,7 +86,7 @@ final class ServiceMetrics: Sendable {
         framesSent = CoreMetrics.Counter(label: "sheetd_frames_sent_total", factory: factory)
         framesDropped = CoreMetrics.Counter(label: "sheetd_frames_dropped_total", factory: factory)
         framesSkipped = CoreMetrics.Counter(label: "sheetd_frames_skipped_total", factory: factory)
-        instantFramesBooked = CoreMetrics.Counter(label: "sheetd_instant_blocks_booked_total", factory: factory)
+        instantBlocksBooked = CoreMetrics.Counter(label: "sheetd_instant_blocks_booked_total", factory: factory)
         streamsOpen = CoreMetrics.Meter(label: "sheetd_streams_open", factory: factory)
         // Lateness: 100 µs to 250 ms.
         factory.defaultDurationHistogramBuckets = [

@@ -23,7 +23,7 @@ extension SheetResponder {
 
     func pan(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
         let held = table.get(id)
-        if let held, !Decode.hasSequenceField(request),
+        if let held, Decode.sequenceField(of: request) == nil,
             let direct = Decode.panDirect(request.body, preset: held.preset, clock: held.clock)
         {
             // The common case, a session held here and a plain body (no `seq`, in the body or the

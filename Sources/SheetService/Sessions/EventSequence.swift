@@ -17,9 +17,9 @@ import SheetPhysics
 // The number may come in the request's `Sheetd-Seq` field instead (or as well: then the two
 // agree), where a proxy can see it. Every refusal names `lastSeq`. A retry whose answer was lost
 // (a proxy's timeout, an instance that died after applying it) is thus answered as the first was,
-// from this instance or, through the store, from another; and a gap tells a client that the session is behind what it acknowledged
-// (events are written to the store behind their answers: those answered in the last milliseconds
-// before a crash can be lost), so that it sends them again.
+// from this instance or, through the store, from another; and a gap tells a client that the
+// session is behind what it acknowledged (events are written to the store behind their answers:
+// those answered in the last milliseconds before a crash can be lost), so that it sends them again.
 
 extension Decode {
     /// The largest `seq` (2^53, the largest integer every JSON client holds exactly).
@@ -44,20 +44,19 @@ extension Decode {
     /// The request field that carries `seq` where a proxy can read it: deploy/'s proxies send a
     /// numbered event again to another instance when the first one failed with it (the retry is
     /// answered as the first was), and never an unnumbered one.
-    static let sequenceField = "sheetd-seq"
+    static let sequenceFieldName = "sheetd-seq"
 
-    /// Whether `request` carries the `Sheetd-Seq` field: a head of none but the usual fields has
+    /// The request's `Sheetd-Seq` field, nil when not sent: a head of none but the usual fields has
     /// not got it, and is not searched (a search is ≈ 190 instructions of a pan's fast path).
-    static func hasSequenceField(_ request: HTTPRequest) -> Bool {
-        request.head.otherFields > 0 && request.headers.contains(sequenceField)
+    static func sequenceField(of request: HTTPRequest) -> String? {
+        request.head.otherFields > 0 ? request.headers[sequenceFieldName] : nil
     }
 
     /// The body's JSON of a mutating request, without its `seq`, and the request's `seq`: from the
     /// body or the `Sheetd-Seq` field (the field alone numbers the request as `seq` in the body
     /// does; with both, they must agree).
     static func takeSequence(of request: HTTPRequest) throws(Problem) -> (Int?, JSONValue?) {
-        let field = request.head.otherFields > 0 ? request.headers[sequenceField] : nil
-        return try takeSequence(json(request.body), field: field)
+        try takeSequence(json(request.body), field: sequenceField(of: request))
     }
 
     /// `takeSequence`, with the request's `Sheetd-Seq` field (`field`, nil when not sent).

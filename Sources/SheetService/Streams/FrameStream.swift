@@ -251,7 +251,7 @@ final class FrameStream: Sendable {
                     s.credit = Self.refillFrames
                     let time = budget.take(Self.refillFrames, now: now)
                     if time > now {
-                        metrics.instantFramesBooked.increment()
+                        metrics.instantBlocksBooked.increment()
                         s.booked = true
                         return time
                     }

@@ -25,9 +25,11 @@ final class InstantFrameBudget: Sendable {
     }
 
     init(framesPerSecond: Int, block: Int) {
-        rate = Double(max(framesPerSecond, 1))
-        burst = max(rate / 100, Double(block))
-        bucket = Mutex(Bucket(tokens: max(rate / 100, Double(block)), last: 0))
+        let rate = Double(max(framesPerSecond, 1))
+        let burst = max(rate / 100, Double(block))
+        self.rate = rate
+        self.burst = burst
+        bucket = Mutex(Bucket(tokens: burst, last: 0))
     }
 
     /// Takes `frames` at server time `now` (seconds); returns when they may be made: `now` when
